@@ -1,0 +1,225 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/moteur/moteur/event"
+)
+
+// ANSI styles, written only to a terminal.
+const (
+	styleFaint = "\x1b[2m"
+	styleReset = "\x1b[0m"
+)
+
+// argsPreview bounds a tool call's arguments and an error line on screen.
+const argsPreview = 100
+
+// renderer shows a turn's events as plain terminal text: the answer streamed
+// as it comes, one line per tool call and per tool result, the reasoning
+// dimmed on a terminal. It is a state machine over the event stream; the
+// state is what is on screen (style, whether the line is open) and what was
+// streamed in the current round, so that the answer is shown exactly once
+// even when the final text is not what streamed.
+type renderer struct {
+	out  io.Writer // the answer and the tool lines
+	note io.Writer // notes that are not the answer (retries)
+	tty  bool      // out is a terminal: styles allowed, reasoning shown
+
+	err       error // first write error; later writes are skipped
+	lineOpen  bool  // the last byte written to out is not a newline
+	faint     bool  // the faint style is on
+	round     int   // round of streamed
+	streamed  strings.Builder
+	answerMsg string // text of the last answer message, as shown
+}
+
+func newRenderer(out, note io.Writer, tty bool) *renderer {
+	return &renderer{out: out, note: note, tty: tty}
+}
+
+// event renders one event. It returns the first write error, after which
+// the renderer only keeps its state.
+func (r *renderer) event(ev event.Event) error {
+	// A sub-agent's stream would interleave with the parent's answer; its
+	// result reaches the screen through the parent's tool result.
+	if ev.ParentCallID != "" {
+		return r.err
+	}
+	switch p := ev.Payload.(type) {
+	case event.DeltaPayload:
+		switch ev.Type {
+		case event.AssistantDelta:
+			r.answerDelta(p)
+		case event.ReasoningDelta:
+			r.reasoningDelta(p)
+		}
+	case event.AssistantMessagePayload:
+		r.assistantMessage(p)
+	case event.ToolResultPayload:
+		r.toolResult(p)
+	case event.ProviderRetryPayload:
+		r.retry(p)
+	case event.TurnCompletedPayload:
+		r.turnCompleted(p)
+	}
+	// SessionStarted and UserMessage show nothing the user does not know;
+	// Error events are left to the caller, which prints the error that
+	// SubmitInput returns, so that it appears once.
+	return r.err
+}
+
+// finish closes the output: style reset, final newline.
+func (r *renderer) finish() error {
+	r.endFaint()
+	r.endLine()
+	return r.err
+}
+
+func (r *renderer) answerDelta(p event.DeltaPayload) {
+	r.endFaint()
+	r.track(p.Round)
+	r.streamed.WriteString(p.Text)
+	r.write(r.clean(p.Text))
+}
+
+func (r *renderer) reasoningDelta(p event.DeltaPayload) {
+	if !r.tty {
+		return
+	}
+	if !r.faint {
+		r.endLine()
+		r.write(styleFaint)
+		r.faint = true
+	}
+	r.write(r.clean(p.Text))
+}
+
+func (r *renderer) assistantMessage(p event.AssistantMessagePayload) {
+	r.endFaint()
+	var streamed string
+	if p.Round == r.round {
+		streamed = r.streamed.String()
+	}
+	// Compared without surrounding space: a round may stream blank text
+	// before an empty-answer retry of the same round.
+	if text := strings.TrimSpace(p.Text); text != "" && text != strings.TrimSpace(streamed) {
+		// Not what streamed (a synthetic fallback, a notice, a server that
+		// did not stream): show the text that counts.
+		r.endLine()
+		r.write(r.clean(p.Text))
+	}
+	r.streamed.Reset()
+	if len(p.ToolCalls) == 0 {
+		r.answerMsg = p.Text
+	}
+	for _, c := range p.ToolCalls {
+		r.endLine()
+		r.write("→ " + oneLine(c.Name, 60) + " " + oneLine(c.Arguments, argsPreview) + "\n")
+	}
+}
+
+func (r *renderer) toolResult(p event.ToolResultPayload) {
+	r.endFaint()
+	r.endLine()
+	if p.IsError {
+		first, _, _ := strings.Cut(strings.TrimSpace(p.Content), "\n")
+		r.write("✗ " + oneLine(p.Name, 60) + ": " + oneLine(first, argsPreview) + "\n")
+		return
+	}
+	r.write(fmt.Sprintf("✓ %s (%d ms)\n", oneLine(p.Name, 60), p.DurationMS))
+}
+
+func (r *renderer) retry(p event.ProviderRetryPayload) {
+	r.endFaint()
+	r.endLine()
+	// The retried request streams again from the start: what this attempt
+	// streamed is not the text the next AssistantMessage will carry.
+	r.streamed.Reset()
+	delay := time.Duration(p.DelayMS) * time.Millisecond
+	_, err := fmt.Fprintf(r.note, "moteur: %s; retrying in %s (attempt %d)\n", oneLine(p.Error, 300), delay, p.Attempt)
+	r.setErr(err)
+}
+
+func (r *renderer) turnCompleted(p event.TurnCompletedPayload) {
+	r.endFaint()
+	// The answer message normally showed the answer already; this covers a
+	// turn whose answer reached no AssistantMessage this renderer saw.
+	if a := strings.TrimSpace(p.Answer); a != "" && a != strings.TrimSpace(r.answerMsg) {
+		r.endLine()
+		r.write(r.clean(p.Answer))
+		r.answerMsg = p.Answer
+	}
+	r.endLine()
+}
+
+// track starts a new streamed text when the round changes.
+func (r *renderer) track(round int) {
+	if round != r.round {
+		r.round = round
+		r.streamed.Reset()
+	}
+}
+
+func (r *renderer) endFaint() {
+	if r.faint {
+		r.write(styleReset)
+		r.faint = false
+		r.endLine()
+	}
+}
+
+func (r *renderer) endLine() {
+	if r.lineOpen {
+		r.write("\n")
+	}
+}
+
+func (r *renderer) write(s string) {
+	if s == "" || r.err != nil {
+		return
+	}
+	_, err := io.WriteString(r.out, s)
+	r.setErr(err)
+	if s != styleFaint && s != styleReset {
+		r.lineOpen = !strings.HasSuffix(s, "\n")
+	}
+}
+
+func (r *renderer) setErr(err error) {
+	if r.err == nil && err != nil {
+		r.err = err
+	}
+}
+
+// clean makes model text safe for a terminal: a model that read a hostile
+// file could otherwise send escape sequences that retitle the window, write
+// the clipboard or hide text. Piped output is left exactly as the model
+// wrote it.
+func (r *renderer) clean(s string) string {
+	if !r.tty {
+		return s
+	}
+	return strings.Map(func(c rune) rune {
+		if c == '\n' || c == '\t' || !unicode.IsControl(c) {
+			return c
+		}
+		return -1
+	}, s)
+}
+
+// oneLine squeezes s onto one line of at most n runes, for summaries.
+func oneLine(s string, n int) string {
+	s = strings.Join(strings.FieldsFunc(s, func(c rune) bool {
+		return unicode.IsSpace(c) || unicode.IsControl(c)
+	}), " ")
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	return string([]rune(s)[:n-1]) + "…"
+}

@@ -1,0 +1,90 @@
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/spf13/cobra"
+)
+
+// cli is the process as the commands see it: the environment, the standard
+// streams and a few seams. Commands read nothing of the process directly,
+// so tests run the real command tree in process with their own values.
+type cli struct {
+	env    func(string) string
+	stdin  io.Reader
+	stdout io.Writer
+	stderr io.Writer
+
+	// newSessionID names a new session.
+	newSessionID func() (string, error)
+	// workDir is the project root of a run.
+	workDir func() (string, error)
+}
+
+func newCLI(env func(string) string, stdin io.Reader, stdout, stderr io.Writer) *cli {
+	return &cli{
+		env: env, stdin: stdin, stdout: stdout, stderr: stderr,
+		newSessionID: func() (string, error) { return newSessionID(time.Now(), rand.Reader) },
+		workDir:      os.Getwd,
+	}
+}
+
+// execute runs the command line args and returns the exit status. It is
+// main without the process: tests call it with their own environment and
+// streams.
+func execute(ctx context.Context, args []string, env func(string) string, stdin io.Reader, stdout, stderr io.Writer) int {
+	return newCLI(env, stdin, stdout, stderr).execute(ctx, args)
+}
+
+func (c *cli) execute(ctx context.Context, args []string) int {
+	root := c.rootCmd()
+	root.SetArgs(args)
+	cmd, err := root.ExecuteContextC(ctx)
+	code, hint := exitStatus(err)
+	if err != nil {
+		fmt.Fprintf(c.stderr, "moteur: %v\n", err)
+		if hint {
+			if cmd == nil {
+				cmd = root
+			}
+			fmt.Fprintf(c.stderr, "Run '%s --help' for usage.\n", cmd.CommandPath())
+		}
+	}
+	return code
+}
+
+// globalFlags are the flags every command accepts.
+type globalFlags struct {
+	lang string
+}
+
+func (c *cli) rootCmd() *cobra.Command {
+	g := &globalFlags{}
+	root := &cobra.Command{
+		Use:   "moteur",
+		Short: "Run tool-using LLM agents over your project",
+		Long: "moteur runs tool-using LLM agents over a project's files, with an audit log of everything they do.\n\n" +
+			"Model: set MOTEUR_BASE_URL, MOTEUR_MODEL and MOTEUR_API_KEY (any OpenAI-compatible server),\n" +
+			"or OPENAI_BASE_URL and OPENAI_API_KEY. Data (session logs) goes to $MOTEUR_HOME,\n" +
+			"default $XDG_DATA_HOME/moteur.",
+		// Errors are printed once, by execute, in our own format; cobra
+		// would print them (and the whole usage text) a second time.
+		SilenceErrors: true,
+		SilenceUsage:  true,
+	}
+	root.CompletionOptions.HiddenDefaultCmd = true
+	root.SetIn(c.stdin)
+	root.SetOut(c.stdout)
+	root.SetErr(c.stderr)
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
+		return &statusError{code: exitUsage, hint: true, err: err}
+	})
+	root.PersistentFlags().StringVar(&g.lang, "lang", "", "language of messages and prompts: fr or en (default $MOTEUR_LANG, else fr)")
+	root.AddCommand(c.runCmd(g), c.versionCmd())
+	return root
+}

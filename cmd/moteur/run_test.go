@@ -1,0 +1,441 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"net/http"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/moteur/moteur/event"
+)
+
+func TestRunJSONPrintsEveryEventAndPairsToolResults(t *testing.T) {
+	llm := newFakeLLM(t, toolThenAnswer("Bonjour ", "le monde")...)
+	h := newHarness(t, llm.baseURL())
+
+	res := h.run(t, "run", "--json", "--session", "s-json", "dis", "bonjour")
+	if res.code != 0 {
+		t.Fatalf("exit %d, stderr:\n%s", res.code, res.stderr)
+	}
+	if res.stderr != "" {
+		t.Errorf("stderr not empty: %q", res.stderr)
+	}
+
+	var types []event.Type
+	var seqs []uint64
+	var assistantWithCalls, deltas int
+	lines := strings.Split(strings.TrimSuffix(res.stdout, "\n"), "\n")
+	for i, line := range lines {
+		var raw map[string]json.RawMessage
+		if err := json.Unmarshal([]byte(line), &raw); err != nil {
+			t.Fatalf("line %d is not a JSON object: %v\n%s", i+1, err, line)
+		}
+		for _, k := range []string{"seq", "type", "session_id", "time", "payload"} {
+			if _, ok := raw[k]; !ok {
+				t.Errorf("line %d lacks %q: %s", i+1, k, line)
+			}
+		}
+		ev, err := event.Decode([]byte(line))
+		if err != nil {
+			t.Fatalf("line %d: %v", i+1, err)
+		}
+		if ev.SessionID != "s-json" {
+			t.Errorf("line %d: session_id %q", i+1, ev.SessionID)
+		}
+		spec, _ := event.SpecOf(ev.Type)
+		if spec.Persisted {
+			if ev.Ephemeral {
+				t.Errorf("line %d: persisted %s marked ephemeral", i+1, ev.Type)
+			}
+			types = append(types, ev.Type)
+			seqs = append(seqs, ev.Seq)
+		} else {
+			deltas++
+			if string(raw["ephemeral"]) != "true" {
+				t.Errorf("line %d: %s without \"ephemeral\":true: %s", i+1, ev.Type, line)
+			}
+		}
+		if p, ok := ev.Payload.(event.AssistantMessagePayload); ok && len(p.ToolCalls) > 0 {
+			assistantWithCalls++
+		}
+	}
+	want := []event.Type{event.SessionStarted, event.UserMessage, event.AssistantMessage,
+		event.ToolResult, event.AssistantMessage, event.TurnCompleted}
+	if !slices.Equal(types, want) {
+		t.Errorf("persisted types %v, want %v", types, want)
+	}
+	for i, s := range seqs {
+		if s != uint64(i+1) {
+			t.Errorf("persisted seqs %v, want 1..%d without gaps", seqs, len(seqs))
+			break
+		}
+	}
+	if assistantWithCalls != 1 {
+		t.Errorf("%d AssistantMessage with tool_calls, want 1", assistantWithCalls)
+	}
+	if deltas < 3 { // one reasoning and two answer deltas
+		t.Errorf("%d ephemeral deltas, want at least 3", deltas)
+	}
+
+	reqs := llm.requests()
+	if len(reqs) != 2 {
+		t.Fatalf("server saw %d requests, want 2", len(reqs))
+	}
+	msgs := reqs[1].Body.Messages
+	i := slices.IndexFunc(msgs, func(m wireMsg) bool { return m.Role == "assistant" && len(m.ToolCalls) > 0 })
+	if i < 0 {
+		t.Fatalf("second request has no assistant tool_calls message: %+v", msgs)
+	}
+	if id := msgs[i].ToolCalls[0].ID; id != "call_1" {
+		t.Errorf("tool call id %q, want call_1", id)
+	}
+	var tools []wireMsg
+	for _, m := range msgs[i+1:] {
+		if m.Role == "tool" {
+			tools = append(tools, m)
+		}
+	}
+	if len(tools) != 1 || msgs[i+1].Role != "tool" || tools[0].ToolCallID != "call_1" {
+		t.Errorf("after the tool_calls message want exactly one tool message for call_1, got %+v", msgs[i+1:])
+	}
+	if reqs[0].Auth != "Bearer sk-moteur" || reqs[0].Body.Model != "test-model" {
+		t.Errorf("request auth %q model %q", reqs[0].Auth, reqs[0].Body.Model)
+	}
+}
+
+func TestRunPlainShowsAnswerOnceAndOneLinePerTool(t *testing.T) {
+	llm := newFakeLLM(t, toolThenAnswer("Bonjour ", "le monde")...)
+	h := newHarness(t, llm.baseURL())
+
+	res := h.run(t, "run", "dis", "bonjour")
+	if res.code != 0 {
+		t.Fatalf("exit %d, stderr:\n%s", res.code, res.stderr)
+	}
+	if strings.Contains(res.stdout, "\x1b") {
+		t.Errorf("ANSI escape in output that is not a terminal: %q", res.stdout)
+	}
+	if strings.Contains(res.stdout, "secret musing") {
+		t.Errorf("reasoning shown on a non-terminal: %q", res.stdout)
+	}
+	want := regexp.MustCompile(`^→ thinking \{"thought":"Plan the answer",[^\n]*\n✓ thinking \(\d+ ms\)\nBonjour le monde\n$`)
+	if !want.MatchString(res.stdout) {
+		t.Errorf("stdout:\n%q\nwant match for %s", res.stdout, want)
+	}
+	if res.stderr != "" {
+		t.Errorf("stderr not empty: %q", res.stderr)
+	}
+}
+
+func TestRunReadsPromptFromStdin(t *testing.T) {
+	llm := newFakeLLM(t, sse(textChunk("ok"), finishChunk("stop")))
+	h := newHarness(t, llm.baseURL())
+	h.stdin = strings.NewReader("question from a pipe\n")
+
+	res := h.run(t, "run", "-")
+	if res.code != 0 {
+		t.Fatalf("exit %d, stderr:\n%s", res.code, res.stderr)
+	}
+	msgs := llm.requests()[0].Body.Messages
+	if last := msgs[len(msgs)-1]; last.Role != "user" || last.Content != "question from a pipe\n" {
+		t.Errorf("user message %+v, want the piped prompt", last)
+	}
+}
+
+func TestRunMissingPromptIsUsageError(t *testing.T) {
+	h := newHarness(t, "http://127.0.0.1:1/v1")
+	for _, args := range [][]string{{"run"}, {"run", "-"}, {"run", "  "}} {
+		res := h.run(t, args...)
+		if res.code != 2 {
+			t.Errorf("%v: exit %d, want 2", args, res.code)
+		}
+		if !strings.Contains(res.stderr, "no prompt") || strings.Count(res.stderr, "--help") != 1 {
+			t.Errorf("%v: stderr %q, want the error and one usage hint", args, res.stderr)
+		}
+	}
+}
+
+func TestRunUsageErrors(t *testing.T) {
+	h := newHarness(t, "http://127.0.0.1:1/v1")
+	for _, args := range [][]string{
+		{"run", "--bogus", "hi"},
+		{"run", "--lang", "de", "hi"},
+		{"run", "--max-iterations", "0", "hi"},
+		{"run", "--session", "../escape", "hi"},
+		{"nosuchcommand"},
+	} {
+		res := h.run(t, args...)
+		if res.code != 2 {
+			t.Errorf("%v: exit %d, want 2 (stderr %q)", args, res.code, res.stderr)
+		}
+		if !strings.HasPrefix(res.stderr, "moteur: ") || strings.Count(res.stderr, "--help' for usage") != 1 {
+			t.Errorf("%v: stderr %q, want one error and one usage hint", args, res.stderr)
+		}
+		if res.stdout != "" {
+			t.Errorf("%v: stdout %q", args, res.stdout)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(h.env["MOTEUR_HOME"], "sessions")); err == nil {
+		t.Errorf("a usage error created the sessions directory")
+	}
+}
+
+func TestRunWithoutModelSaysSoInOneLine(t *testing.T) {
+	home := t.TempDir()
+	for _, tc := range []struct {
+		env  map[string]string
+		args []string
+		want string
+	}{
+		{map[string]string{"MOTEUR_HOME": home}, []string{"run", "hi"}, "aucun modèle configuré"},
+		{map[string]string{"MOTEUR_HOME": home, "MOTEUR_LANG": "en"}, []string{"run", "hi"}, "no model configured"},
+		{map[string]string{"MOTEUR_HOME": home}, []string{"run", "--lang", "en", "hi"}, "no model configured"},
+		// A base URL without a model is no model either.
+		{map[string]string{"MOTEUR_HOME": home, "MOTEUR_BASE_URL": "http://127.0.0.1:1/v1"}, []string{"run", "hi"}, "MOTEUR_MODEL"},
+	} {
+		var out, errOut bytes.Buffer
+		code := execute(t.Context(), tc.args, envMap(tc.env), strings.NewReader(""), &out, &errOut)
+		if code != 2 {
+			t.Errorf("%v: exit %d, want 2", tc.env, code)
+		}
+		stderr := errOut.String()
+		if strings.Count(stderr, "\n") != 1 || !strings.HasPrefix(stderr, "moteur: ") ||
+			!strings.Contains(stderr, "MOTEUR_BASE_URL") || !strings.Contains(stderr, tc.want) {
+			t.Errorf("%v: stderr %q, want one line naming MOTEUR_BASE_URL and %q", tc.env, stderr, tc.want)
+		}
+		if out.Len() != 0 {
+			t.Errorf("stdout %q", out.String())
+		}
+	}
+	if entries, _ := os.ReadDir(home); len(entries) != 0 {
+		t.Errorf("data directory written without a model: %v", entries)
+	}
+}
+
+func TestRunHonoursOpenAIFallbacks(t *testing.T) {
+	llm := newFakeLLM(t, sse(textChunk("ok"), finishChunk("stop")))
+	h := newHarness(t, "")
+	h.env = map[string]string{
+		"MOTEUR_HOME":     h.env["MOTEUR_HOME"],
+		"OPENAI_BASE_URL": llm.baseURL(),
+		"OPENAI_API_KEY":  "sk-openai",
+		"OPENAI_MODEL":    "gpt-test",
+	}
+	res := h.run(t, "run", "hi")
+	if res.code != 0 {
+		t.Fatalf("exit %d, stderr:\n%s", res.code, res.stderr)
+	}
+	r := llm.requests()[0]
+	if r.Auth != "Bearer sk-openai" || r.Body.Model != "gpt-test" {
+		t.Errorf("auth %q model %q, want the OPENAI_* values", r.Auth, r.Body.Model)
+	}
+}
+
+func TestRunDoesNotSendOpenAIKeyToAnotherServer(t *testing.T) {
+	llm := newFakeLLM(t, sse(textChunk("ok"), finishChunk("stop")))
+	h := newHarness(t, llm.baseURL())
+	delete(h.env, "MOTEUR_API_KEY")
+	h.env["OPENAI_API_KEY"] = "sk-openai"
+	res := h.run(t, "run", "hi")
+	if res.code != 0 {
+		t.Fatalf("exit %d, stderr:\n%s", res.code, res.stderr)
+	}
+	if auth := llm.requests()[0].Auth; auth != "" {
+		t.Errorf("Authorization %q sent to MOTEUR_BASE_URL's server, want none", auth)
+	}
+}
+
+func TestRunServerErrorExitsOneAndKeepsTheLog(t *testing.T) {
+	llm := newFakeLLM(t, httpError(http.StatusBadRequest, "model 'nope' does not exist"))
+	h := newHarness(t, llm.baseURL())
+
+	res := h.run(t, "run", "hi")
+	if res.code != 1 {
+		t.Fatalf("exit %d, want 1; stderr:\n%s", res.code, res.stderr)
+	}
+	if !strings.Contains(res.stderr, "model 'nope' does not exist") || strings.Count(res.stderr, "\n") != 1 {
+		t.Errorf("stderr %q, want one line with the server's message", res.stderr)
+	}
+	if len(llm.requests()) != 1 {
+		t.Errorf("%d requests: a 400 must not be retried", len(llm.requests()))
+	}
+
+	dir := filepath.Join(h.env["MOTEUR_HOME"], "sessions")
+	entries, err := os.ReadDir(dir)
+	if err != nil || len(entries) != 1 {
+		t.Fatalf("sessions dir: %v, %v; want one log", entries, err)
+	}
+	name := entries[0].Name()
+	if !regexp.MustCompile(`^s-\d{8}T\d{6}-[0-9a-f]{16}\.jsonl$`).MatchString(name) {
+		t.Errorf("log name %q does not follow s-<time>-<16 hex>.jsonl", name)
+	}
+	if st, _ := os.Stat(dir); st.Mode().Perm() != 0o700 {
+		t.Errorf("sessions dir mode %v, want 0700", st.Mode().Perm())
+	}
+	if st, _ := entries[0].Info(); st.Mode().Perm() != 0o600 {
+		t.Errorf("log mode %v, want 0600", st.Mode().Perm())
+	}
+	evs, err := event.ReadJSONL(filepath.Join(dir, name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var types []event.Type
+	for i, ev := range evs {
+		types = append(types, ev.Type)
+		if ev.Seq != uint64(i+1) || ev.Ephemeral {
+			t.Errorf("log event %d: seq %d ephemeral %v", i, ev.Seq, ev.Ephemeral)
+		}
+		if ev.SessionID != strings.TrimSuffix(name, ".jsonl") {
+			t.Errorf("log event %d: session %q", i, ev.SessionID)
+		}
+	}
+	want := []event.Type{event.SessionStarted, event.UserMessage, event.Error, event.TurnCompleted}
+	if !slices.Equal(types, want) {
+		t.Errorf("logged %v, want %v", types, want)
+	}
+}
+
+func TestRunLogHoldsPersistedEventsOfJSONOutput(t *testing.T) {
+	llm := newFakeLLM(t, toolThenAnswer("done")...)
+	h := newHarness(t, llm.baseURL())
+	res := h.run(t, "run", "--json", "--session", "s-log", "hi")
+	if res.code != 0 {
+		t.Fatalf("exit %d, stderr:\n%s", res.code, res.stderr)
+	}
+	logged, err := os.ReadFile(filepath.Join(h.env["MOTEUR_HOME"], "sessions", "s-log.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var persisted []string
+	for _, line := range strings.SplitAfter(res.stdout, "\n") {
+		if line != "" && !strings.Contains(line, `"ephemeral":true`) {
+			persisted = append(persisted, line)
+		}
+	}
+	if got := string(logged); got != strings.Join(persisted, "") {
+		t.Errorf("log:\n%s\nwant the persisted lines of stdout:\n%s", got, strings.Join(persisted, ""))
+	}
+}
+
+func TestRunRefusesToAppendToAnExistingSession(t *testing.T) {
+	llm := newFakeLLM(t, sse(textChunk("ok"), finishChunk("stop")))
+	h := newHarness(t, llm.baseURL())
+	if res := h.run(t, "run", "--session", "s-twice", "hi"); res.code != 0 {
+		t.Fatalf("first run: exit %d: %s", res.code, res.stderr)
+	}
+	res := h.run(t, "run", "--session", "s-twice", "again")
+	if res.code != 1 || !strings.Contains(res.stderr, "already exists") {
+		t.Errorf("second run: exit %d, stderr %q; want 1 and 'already exists'", res.code, res.stderr)
+	}
+	if n := len(llm.requests()); n != 1 {
+		t.Errorf("%d requests, want 1: the second run must not reach the model", n)
+	}
+}
+
+func TestRunFailsWithoutAnAuditLog(t *testing.T) {
+	llm := newFakeLLM(t)
+	h := newHarness(t, llm.baseURL())
+	// A file where the data directory should be: the log cannot be made.
+	blocker := filepath.Join(t.TempDir(), "file")
+	if err := os.WriteFile(blocker, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	h.env["MOTEUR_HOME"] = blocker
+	res := h.run(t, "run", "hi")
+	if res.code != 1 || !strings.Contains(res.stderr, "session log") {
+		t.Errorf("exit %d, stderr %q; want 1 and a message about the session log", res.code, res.stderr)
+	}
+	if n := len(llm.requests()); n != 0 {
+		t.Errorf("%d requests sent without an audit log", n)
+	}
+}
+
+func TestRunAddsAgentsMDToTheSystemPrompt(t *testing.T) {
+	llm := newFakeLLM(t, sse(textChunk("ok"), finishChunk("stop")))
+	h := newHarness(t, llm.baseURL())
+	if err := os.WriteFile(filepath.Join(h.dir, "AGENTS.md"), []byte("Always answer in haiku."), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	res := h.run(t, "run", "--json", "hi")
+	if res.code != 0 {
+		t.Fatalf("exit %d, stderr:\n%s", res.code, res.stderr)
+	}
+	sys := llm.requests()[0].Body.Messages[0]
+	if sys.Role != "system" || !strings.Contains(sys.Content, "(AGENTS.md)\n\nAlways answer in haiku.") {
+		t.Errorf("system message %q lacks AGENTS.md", sys.Content)
+	}
+	first, _, _ := strings.Cut(res.stdout, "\n")
+	ev, err := event.Decode([]byte(first))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, ok := ev.Payload.(event.SessionStartedPayload)
+	if !ok || !slices.Equal(p.Instructions, []string{"AGENTS.md"}) || p.ProjectRoot != h.dir {
+		t.Errorf("SessionStarted %+v, want instructions [AGENTS.md] and project root %s", ev.Payload, h.dir)
+	}
+	if !slices.Contains(p.Tools, "thinking") || !slices.Contains(p.Tools, "todo_write") {
+		t.Errorf("tools %v, want thinking and todo_write", p.Tools)
+	}
+}
+
+func TestRunCancelledExitsOne(t *testing.T) {
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	// The server cancels the run as the request arrives (the user's
+	// Ctrl-C), then holds the answer until the client goes away.
+	llm := newFakeLLM(t, func(_ http.ResponseWriter, r *http.Request) {
+		cancel()
+		<-r.Context().Done()
+	})
+	h := newHarness(t, llm.baseURL())
+	var out, errOut strings.Builder
+	c := newCLI(envMap(h.env), strings.NewReader(""), &out, &errOut)
+	c.workDir = func() (string, error) { return h.dir, nil }
+	code := c.execute(ctx, []string{"run", "--json", "--session", "s-cancel", "hi"})
+	if code != 1 {
+		t.Fatalf("exit %d, want 1; stderr %q", code, errOut.String())
+	}
+	if !strings.Contains(errOut.String(), "interrupted") {
+		t.Errorf("stderr %q, want 'interrupted'", errOut.String())
+	}
+	if !strings.Contains(out.String(), `"type":"TurnCompleted"`) || !strings.Contains(out.String(), `"reason":"cancelled"`) {
+		t.Errorf("stdout lacks the cancelled TurnCompleted:\n%s", out.String())
+	}
+}
+
+// recordingView keeps the events it is shown.
+type recordingView struct {
+	evs      []event.Event
+	finished bool
+}
+
+func (v *recordingView) event(ev event.Event) error { v.evs = append(v.evs, ev); return nil }
+func (v *recordingView) finish() error              { v.finished = true; return nil }
+
+func TestPumpShowsEventsStillBufferedAtTheEnd(t *testing.T) {
+	// The state SubmitInput leaves: the turn is over, its last events are
+	// still in the channel.
+	events := make(chan event.Event, 64)
+	for i := range 64 {
+		events <- event.Event{Seq: uint64(i + 1), Type: event.AssistantDelta}
+	}
+	stop := make(chan struct{})
+	close(stop)
+	v := &recordingView{}
+	if err := pump(events, stop, v); err != nil {
+		t.Fatal(err)
+	}
+	if len(v.evs) != 64 || !v.finished {
+		t.Fatalf("showed %d of 64 buffered events (finished %v)", len(v.evs), v.finished)
+	}
+	for i, ev := range v.evs {
+		if ev.Seq != uint64(i+1) {
+			t.Fatalf("event %d has seq %d: order lost", i, ev.Seq)
+		}
+	}
+}

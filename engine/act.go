@@ -1,0 +1,123 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/moteur/moteur/event"
+	"github.com/moteur/moteur/i18n"
+	"github.com/moteur/moteur/llm"
+	"github.com/moteur/moteur/tools"
+)
+
+// withTools runs a round whose response called tools: record the assistant
+// message, run the calls, record each result (seed 000: Act, Observe).
+func (t *turn) withTools(ctx context.Context, resp llm.Response) (outcome, bool) {
+	t.lastNoTool, t.repeats, t.emptyRetries, t.extra = "", 0, 0, nil
+	t.round++
+	resp.ToolCalls = normalizeCallIDs(resp.ToolCalls, t.round)
+	t.record(resp, false, false)
+	if t.auditErr != nil {
+		return outcome{}, true
+	}
+	var results []tools.Result
+	if resp.Finish == llm.FinishLength {
+		results = t.refuseCut(resp.ToolCalls)
+	} else {
+		results = t.act(ctx, resp.ToolCalls)
+	}
+	for i, c := range resp.ToolCalls {
+		t.s.messages = append(t.s.messages, llm.Message{
+			Role: llm.RoleTool, ToolCallID: c.ID, Name: c.Name, Content: results[i].Content,
+		})
+	}
+	t.haveResults = true
+	return outcome{}, t.auditErr != nil
+}
+
+// normalizeCallIDs gives every call a non-empty id, unique in the response,
+// since results are paired with calls by id.
+func normalizeCallIDs(calls []llm.ToolCall, round int) []llm.ToolCall {
+	out := make([]llm.ToolCall, len(calls))
+	seen := make(map[string]bool, len(calls))
+	for i, c := range calls {
+		if c.ID == "" || seen[c.ID] {
+			c.ID = fmt.Sprintf("call_r%d_%d", round, i)
+		}
+		seen[c.ID] = true
+		out[i] = c
+	}
+	return out
+}
+
+// refuseCut answers calls whose arguments the output limit cut off: running
+// them would act on half an instruction.
+func (t *turn) refuseCut(calls []llm.ToolCall) []tools.Result {
+	results := make([]tools.Result, len(calls))
+	for i, c := range calls {
+		results[i] = tools.Result{IsError: true, Content: "The call was cut off by the output limit before its arguments were complete, so it was not run. " +
+			"Make smaller calls (for example, write a large file in several parts).\n" + i18n.AnalyzeErrorSuffix}
+		t.emitResult(c, results[i], 0)
+	}
+	return results
+}
+
+type callDone struct {
+	i   int
+	res tools.Result
+	dur time.Duration
+}
+
+// act runs the calls of one round. Consecutive concurrent-safe calls run in
+// parallel (at most MaxParallelTools at once); a call that is not
+// concurrent-safe waits for those before it and holds back those after it.
+// Each result is emitted as soon as its call ends; the returned slice keeps
+// call order. A failing call cancels none of the others.
+func (t *turn) act(ctx context.Context, calls []llm.ToolCall) []tools.Result {
+	results := make([]tools.Result, len(calls))
+	done := make(chan callDone, len(calls))
+	sem := make(chan struct{}, t.e.deps.MaxParallelTools)
+	running := 0
+	drain := func() {
+		for ; running > 0; running-- {
+			d := <-done
+			results[d.i] = d.res
+			t.emitResult(calls[d.i], d.res, d.dur)
+		}
+	}
+	for i, c := range calls {
+		serial := !t.concurrent(c)
+		if serial {
+			drain()
+		}
+		running++
+		go t.runCall(ctx, i, c, sem, done)
+		if serial {
+			drain()
+		}
+	}
+	drain()
+	return results
+}
+
+func (t *turn) concurrent(c llm.ToolCall) bool {
+	tool, ok := t.e.deps.Tools.Lookup(c.Name)
+	// An unknown tool only produces an error result: it cannot conflict.
+	return !ok || tool.Concurrent()
+}
+
+func (t *turn) runCall(ctx context.Context, i int, c llm.ToolCall, sem chan struct{}, done chan<- callDone) {
+	sem <- struct{}{}
+	defer func() { <-sem }()
+	start := t.e.now()
+	res := t.e.deps.Tools.Execute(ctx, c)
+	done <- callDone{i: i, res: res, dur: t.e.now().Sub(start)}
+}
+
+func (t *turn) emitResult(c llm.ToolCall, r tools.Result, dur time.Duration) {
+	_ = t.emit(event.ToolResult, event.ToolResultPayload{
+		CallID: c.ID, Name: c.Name, Content: r.Content, IsError: r.IsError, Display: r.Display,
+		Truncated: r.Truncated, DurationMS: dur.Milliseconds(), Round: t.round,
+	})
+}

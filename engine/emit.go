@@ -1,0 +1,69 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/moteur/moteur/event"
+)
+
+// subscriberBuffer is the capacity of each Subscribe channel (seed 003).
+const subscriberBuffer = 256
+
+// Subscribe returns a channel that receives every event emitted after the
+// call. Delivery blocks when the buffer is full: the subscriber must read
+// continuously. The channel is never closed.
+func (e *Engine) Subscribe() <-chan event.Event {
+	ch := make(chan event.Event, subscriberBuffer)
+	e.subsMu.Lock()
+	e.subs = append(e.subs, ch)
+	e.subsMu.Unlock()
+	return ch
+}
+
+// emit numbers, persists and delivers one event of session s. Persisted
+// events go to every sink before any subscriber sees them; a sink failure
+// marks the engine failed and returns an error wrapping ErrAuditFailure.
+func (e *Engine) emit(s *session, typ event.Type, payload any) error {
+	spec, _ := event.SpecOf(typ)
+	s.emitMu.Lock()
+	defer s.emitMu.Unlock()
+	if e.failed.Load() {
+		return ErrAuditFailure
+	}
+	ev := event.Event{Type: typ, SessionID: s.id, Time: e.now(), Payload: payload, Ephemeral: !spec.Persisted}
+	if spec.Persisted {
+		s.seq++
+		ev.Seq = s.seq
+		if err := e.persist(ev); err != nil {
+			s.seq--
+			e.failed.Store(true)
+			e.deliver(event.Event{Type: event.Error, SessionID: s.id, Time: ev.Time, Ephemeral: true,
+				Payload: event.ErrorPayload{Kind: "audit", Message: err.Error()}})
+			return err
+		}
+	}
+	e.deliver(ev)
+	return nil
+}
+
+func (e *Engine) persist(ev event.Event) error {
+	// Sinks get a context that outlives the turn's: the record of a
+	// cancelled turn must still be written.
+	ctx := context.Background()
+	for i, sink := range e.deps.Sinks {
+		if err := sink.Write(ctx, ev); err != nil {
+			return fmt.Errorf("%w: sink %d, event %d (%s): %w", ErrAuditFailure, i, ev.Seq, ev.Type, err)
+		}
+	}
+	return nil
+}
+
+func (e *Engine) deliver(ev event.Event) {
+	e.subsMu.RLock()
+	subs := e.subs
+	e.subsMu.RUnlock()
+	for _, ch := range subs {
+		ch <- ev
+	}
+}

@@ -1,0 +1,140 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/moteur/moteur/event"
+	"github.com/moteur/moteur/i18n"
+	"github.com/moteur/moteur/llm"
+	"github.com/moteur/moteur/tools"
+)
+
+// Engine runs agent turns. See the package documentation for its
+// concurrency and delivery guarantees.
+type Engine struct {
+	deps   Deps
+	failed atomic.Bool
+
+	subsMu sync.RWMutex
+	subs   []chan event.Event
+
+	sessMu   sync.Mutex
+	sessions map[string]*session
+}
+
+// session is the in-memory state of one conversation.
+type session struct {
+	id string
+	// turn holds one token: a turn takes it, so turns are serialised while
+	// a waiting Submit can still give up when its context ends.
+	turn chan struct{}
+
+	emitMu sync.Mutex
+	seq    uint64
+
+	// Fields below are touched only by the goroutine holding turn.
+	started  bool
+	messages []llm.Message // history, system prompt excluded
+}
+
+// New returns an engine. It fails when no provider is given.
+func New(d Deps) (*Engine, error) {
+	if d.Provider == nil {
+		return nil, errors.New("engine: Deps.Provider is required")
+	}
+	if d.MaxIterations <= 0 {
+		d.MaxIterations = DefaultMaxIterations
+	}
+	d.Lang = d.Lang.Normalize()
+	if d.SystemPrompt == "" {
+		d.SystemPrompt = i18n.SystemPrompt(d.Lang)
+	}
+	if d.Now == nil {
+		d.Now = time.Now
+	}
+	if d.ContextWindow <= 0 {
+		d.ContextWindow = DefaultContextWindow
+	}
+	if d.StallTimeout <= 0 {
+		d.StallTimeout = DefaultStallTimeout
+	}
+	if d.RetryDelays == nil {
+		d.RetryDelays = []time.Duration{time.Second, 2 * time.Second}
+	}
+	if d.MaxParallelTools <= 0 {
+		d.MaxParallelTools = DefaultMaxParallelTools
+	}
+	if d.RescueTimeout <= 0 {
+		d.RescueTimeout = DefaultRescueTimeout
+	}
+	if d.Tools == nil {
+		d.Tools = tools.NewRegistry(tools.Config{})
+	}
+	return &Engine{deps: d, sessions: map[string]*session{}}, nil
+}
+
+func (e *Engine) now() time.Time { return e.deps.Now() }
+
+func (e *Engine) session(id string) *session {
+	e.sessMu.Lock()
+	defer e.sessMu.Unlock()
+	s, ok := e.sessions[id]
+	if !ok {
+		s = &session{id: id, turn: make(chan struct{}, 1)}
+		e.sessions[id] = s
+	}
+	return s
+}
+
+// Submit runs one turn with input as the user's message.
+func (e *Engine) Submit(ctx context.Context, sessionID, input string) error {
+	return e.SubmitInput(ctx, sessionID, Input{Text: input})
+}
+
+// SubmitInput runs one complete turn and blocks until it ends: the turn
+// completed, the provider failed, the context was cancelled, or the audit
+// log failed. It returns nil when the turn delivered an answer, the
+// context's error when it was cancelled, ErrAuditFailure (wrapped) when a
+// sink failed, and the provider's error when the turn could not answer.
+func (e *Engine) SubmitInput(ctx context.Context, sessionID string, in Input) error {
+	if e.failed.Load() {
+		return ErrAuditFailure
+	}
+	if strings.TrimSpace(sessionID) == "" {
+		return errors.New("engine: empty session id")
+	}
+	if strings.TrimSpace(in.Text) == "" {
+		return ErrEmptyInput
+	}
+	s := e.session(sessionID)
+	select {
+	case s.turn <- struct{}{}:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	defer func() { <-s.turn }()
+	if e.failed.Load() {
+		return ErrAuditFailure
+	}
+	t := newTurn(e, s)
+	defer t.cleanup()
+	return t.run(ctx, in)
+}
+
+// errInputTooLong wraps the rejection of an input larger than the window.
+var errInputTooLong = errors.New("input too long")
+
+func (e *Engine) checkInput(in Input) error {
+	est := estimateTokens(in.Text)
+	if limit := e.deps.ContextWindow * 3 / 4; est > limit {
+		return fmt.Errorf("%w: about %d tokens, more than the %d that fit the model's %d-token context window",
+			errInputTooLong, est, limit, e.deps.ContextWindow)
+	}
+	return nil
+}

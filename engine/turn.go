@@ -1,0 +1,175 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/moteur/moteur/event"
+	"github.com/moteur/moteur/llm"
+	"github.com/moteur/moteur/provider"
+)
+
+// turn is the state of one turn of the loop (seed 000's AgentState).
+type turn struct {
+	e *Engine
+	s *session
+
+	round        int // rounds consumed so far
+	requests     int
+	usage        llm.Usage
+	emptyRetries int
+	lengthRounds int
+	lastNoTool   string // text of the previous round when it had no tool call
+	repeats      int
+	haveResults  bool          // some tool result exists in this turn
+	extra        []llm.Message // transient messages (nudges), never kept in history
+	auditErr     error
+}
+
+func newTurn(e *Engine, s *session) *turn { return &turn{e: e, s: s} }
+
+// cleanup releases tool resources whatever the turn's outcome.
+func (t *turn) cleanup() {
+	_ = t.e.deps.Tools.Cleanup(context.Background())
+}
+
+// emit records an event and remembers an audit failure, which ends the turn.
+func (t *turn) emit(typ event.Type, payload any) error {
+	if t.auditErr != nil {
+		return t.auditErr
+	}
+	if err := t.e.emit(t.s, typ, payload); err != nil {
+		t.auditErr = err
+		return err
+	}
+	return nil
+}
+
+// outcome is how a turn ended.
+type outcome struct {
+	reason    string
+	answer    string
+	truncated bool
+	err       error // returned by Submit
+}
+
+func (t *turn) run(ctx context.Context, in Input) error {
+	if err := t.start(in); err != nil {
+		return err
+	}
+	out := t.loop(ctx)
+	if t.auditErr != nil {
+		return t.auditErr
+	}
+	if out.reason == event.StopError && out.err != nil {
+		if err := t.emit(event.Error, errorPayload(out.err)); err != nil {
+			return err
+		}
+	}
+	err := t.emit(event.TurnCompleted, event.TurnCompletedPayload{
+		Reason: out.reason, Answer: out.answer, Rounds: t.round, Requests: t.requests,
+		Usage: t.usage, Truncated: out.truncated,
+	})
+	if err != nil {
+		return err
+	}
+	return out.err
+}
+
+// start opens the session if needed and records the user's message.
+func (t *turn) start(in Input) error {
+	d := t.e.deps
+	if !t.s.started {
+		err := t.emit(event.SessionStarted, event.SessionStartedPayload{
+			Provider: d.Provider.Name(), Model: d.Provider.Model(), ProjectRoot: d.ProjectRoot,
+			Instructions: d.Instructions, Tools: d.Tools.Names(), MaxIterations: d.MaxIterations,
+			Lang: string(d.Lang),
+		})
+		if err != nil {
+			return err
+		}
+		t.s.started = true
+	}
+	if err := t.e.checkInput(in); err != nil {
+		if aerr := t.emit(event.Error, event.ErrorPayload{Kind: "input", Message: err.Error()}); aerr != nil {
+			return aerr
+		}
+		return err
+	}
+	err := t.emit(event.UserMessage, event.UserMessagePayload{
+		Text: in.Text, Typed: in.Typed, Skill: in.Skill, SkillSHA256: in.SkillSHA256,
+	})
+	if err != nil {
+		return err
+	}
+	t.s.messages = append(t.s.messages, llm.Message{Role: llm.RoleUser, Content: in.Text})
+	return nil
+}
+
+// loop runs rounds until a stop condition of seed 000 holds.
+func (t *turn) loop(ctx context.Context) outcome {
+	max := t.e.deps.MaxIterations
+	for t.round < max {
+		if ctx.Err() != nil {
+			return t.rescue(ctx)
+		}
+		resp, err := t.think(ctx, t.request())
+		if t.auditErr != nil {
+			return outcome{}
+		}
+		if err != nil {
+			return t.failed(ctx, err)
+		}
+		if out, done := t.analyze(ctx, resp); done {
+			return out
+		}
+	}
+	if ctx.Err() != nil {
+		return t.rescue(ctx)
+	}
+	return t.synthesize(ctx, event.StopMaxIterations, t.e.closingInstruction())
+}
+
+// request builds the next round's request from the history.
+func (t *turn) request() llm.Request {
+	msgs := make([]llm.Message, 0, len(t.s.messages)+len(t.extra)+1)
+	msgs = append(msgs, llm.Message{Role: llm.RoleSystem, Content: t.e.deps.SystemPrompt})
+	msgs = append(msgs, t.s.messages...)
+	msgs = append(msgs, t.extra...)
+	return llm.Request{Messages: msgs, Tools: t.e.deps.Tools.Definitions()}
+}
+
+// failed handles a provider error that retries did not cure.
+func (t *turn) failed(ctx context.Context, err error) outcome {
+	if ctx.Err() != nil {
+		return t.rescue(ctx)
+	}
+	if t.haveResults {
+		return t.synthesize(ctx, event.StopProviderError, t.e.closingInstruction())
+	}
+	return outcome{reason: event.StopError, err: fmt.Errorf("provider: %w", err)}
+}
+
+// rescue ends a cancelled turn: a short synthesis when tool results exist,
+// run on a fresh context since the turn's own is already done.
+func (t *turn) rescue(ctx context.Context) outcome {
+	cause := ctx.Err()
+	if !t.haveResults {
+		return outcome{reason: event.StopCancelled, err: cause}
+	}
+	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), t.e.deps.RescueTimeout)
+	defer cancel()
+	out := t.synthesize(rctx, event.StopCancelled, t.e.rescueInstruction())
+	out.reason, out.err = event.StopCancelled, cause
+	return out
+}
+
+func errorPayload(err error) event.ErrorPayload {
+	p := event.ErrorPayload{Kind: "provider", Message: err.Error()}
+	var pe *provider.Error
+	if errors.As(err, &pe) {
+		p.Status, p.Transient = pe.Status, pe.Kind == provider.Transient
+	}
+	return p
+}

@@ -1,0 +1,249 @@
+package openai
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"maps"
+	"mime"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/moteur/moteur/llm"
+	"github.com/moteur/moteur/provider"
+)
+
+// Config configures a Client. Zero values are defaults.
+type Config struct {
+	// Name is the provider's name in errors and events; default "openai".
+	Name string
+	// BaseURL is the API root, e.g. "https://api.mistral.ai/v1" or
+	// "http://localhost:8080/v1"; requests go to BaseURL + "/chat/completions".
+	// A query string (Azure's api-version) is kept. Required, http or https.
+	BaseURL string
+	// APIKey is sent as "Authorization: Bearer <APIKey>" when set.
+	APIKey string
+	// Model is the model asked for when a request does not name one.
+	// Required.
+	Model string
+	// HTTPClient sends the requests. Nil means a client with timeouts on
+	// dialing, the TLS handshake and the response headers, but none on the
+	// whole exchange: a stream may rightly last many minutes, and the engine
+	// cancels one that goes silent.
+	HTTPClient *http.Client
+	// Headers are added to every request, after the default ones, which
+	// they may replace (Azure wants "api-key" rather than Authorization).
+	Headers map[string]string
+}
+
+// Client streams chat completions from one server. It is safe for
+// concurrent use.
+type Client struct {
+	name     string
+	model    string
+	endpoint string
+	apiKey   string
+	http     *http.Client
+	headers  map[string]string
+}
+
+var _ provider.Provider = (*Client)(nil)
+
+// New checks cfg and returns a Client.
+func New(cfg Config) (*Client, error) {
+	if cfg.Model == "" {
+		return nil, errors.New("openai: Model is required")
+	}
+	endpoint, err := endpointURL(cfg.BaseURL)
+	if err != nil {
+		return nil, err
+	}
+	c := &Client{
+		name:     cfg.Name,
+		model:    cfg.Model,
+		endpoint: endpoint,
+		apiKey:   cfg.APIKey,
+		http:     cfg.HTTPClient,
+		headers:  maps.Clone(cfg.Headers),
+	}
+	if c.name == "" {
+		c.name = "openai"
+	}
+	if c.http == nil {
+		c.http = defaultHTTPClient()
+	}
+	return c, nil
+}
+
+// endpointURL returns the chat-completions URL under base.
+func endpointURL(base string) (string, error) {
+	if base == "" {
+		return "", errors.New("openai: BaseURL is required")
+	}
+	u, err := url.Parse(base)
+	if err != nil {
+		return "", fmt.Errorf("openai: BaseURL: %w", err)
+	}
+	if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return "", fmt.Errorf("openai: BaseURL %q is not an http(s) URL", base)
+	}
+	u.Path = strings.TrimRight(u.Path, "/") + "/chat/completions"
+	if u.RawPath != "" {
+		u.RawPath = strings.TrimRight(u.RawPath, "/") + "/chat/completions"
+	}
+	return u.String(), nil
+}
+
+// defaultHTTPClient bounds each step of getting an answer but not the
+// answer itself. The proxy settings of the environment are kept.
+func defaultHTTPClient() *http.Client {
+	t, ok := http.DefaultTransport.(*http.Transport)
+	if ok {
+		t = t.Clone()
+	} else {
+		t = &http.Transport{Proxy: http.ProxyFromEnvironment, ForceAttemptHTTP2: true}
+	}
+	t.DialContext = (&net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}).DialContext
+	t.TLSHandshakeTimeout = 15 * time.Second
+	// A local server may load the model or read a long prompt before it
+	// answers; a minute covers that for most, and a custom HTTPClient the
+	// rest.
+	t.ResponseHeaderTimeout = 60 * time.Second
+	return &http.Client{Transport: t}
+}
+
+// Name returns the provider's name.
+func (c *Client) Name() string { return c.name }
+
+// Model returns the configured model.
+func (c *Client) Model() string { return c.model }
+
+// Stream sends req and streams the answer, calling onDelta for every chunk
+// decoded (a zero Delta for a chunk with nothing to show, and for keepalive
+// comments). It returns the assembled response; on a failure after the
+// answer began, the response holds what came before it. Errors are
+// *provider.Error, except the context's own error, returned as it is.
+func (c *Client) Stream(ctx context.Context, req llm.Request, onDelta func(llm.Delta)) (llm.Response, error) {
+	if err := ctx.Err(); err != nil {
+		return llm.Response{}, err
+	}
+	model := req.Model
+	if model == "" {
+		model = c.model
+	}
+	resp, err := c.send(ctx, req, model)
+	if err != nil {
+		return llm.Response{}, err
+	}
+	defer resp.Body.Close()
+
+	a := newAssembler(c.name, lazyStamp(), onDelta)
+	out, err := c.decode(ctx, resp, a)
+	if out.Model == "" {
+		out.Model = model
+	}
+	return out, err
+}
+
+// send posts the request and returns a 200 answer.
+func (c *Client) send(ctx context.Context, req llm.Request, model string) (*http.Response, error) {
+	body, err := json.Marshal(buildRequest(req, model))
+	if err != nil {
+		return nil, &provider.Error{Provider: c.name, Kind: provider.Permanent,
+			Message: fmt.Sprintf("encoding request: %v", err), Err: err}
+	}
+	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, c.endpoint, bytes.NewReader(body))
+	if err != nil {
+		return nil, &provider.Error{Provider: c.name, Kind: provider.Permanent, Message: err.Error(), Err: err}
+	}
+	c.setHeaders(hreq.Header)
+	resp, err := c.http.Do(hreq)
+	if err != nil {
+		return nil, transportError(ctx, c.name, err)
+	}
+	if resp.StatusCode != http.StatusOK {
+		defer resp.Body.Close()
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		return nil, statusError(c.name, resp)
+	}
+	return resp, nil
+}
+
+func (c *Client) setHeaders(h http.Header) {
+	h.Set("Content-Type", "application/json")
+	h.Set("Accept", "text/event-stream")
+	h.Set("User-Agent", "moteur")
+	if c.apiKey != "" {
+		h.Set("Authorization", "Bearer "+c.apiKey)
+	}
+	for k, v := range c.headers {
+		h.Set(k, v)
+	}
+}
+
+// decode reads a 200 answer by what it is: an event stream, or a whole JSON
+// completion from a server that ignores stream:true.
+func (c *Client) decode(ctx context.Context, resp *http.Response, a *assembler) (llm.Response, error) {
+	mediaType, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
+	if mediaType == "text/event-stream" {
+		return decodeSSE(ctx, resp.Body, a)
+	}
+	if !mayBeCompletion(mediaType) {
+		peek, _ := io.ReadAll(io.LimitReader(resp.Body, maxMessage))
+		return llm.Response{}, &provider.Error{Provider: c.name, Kind: provider.Permanent,
+			Message: fmt.Sprintf("unexpected content type %q in answer: %q", mediaType, snippet(peek, 200))}
+	}
+	// A JSON type, or none at all: what the body begins with decides, as
+	// some servers mislabel their event streams.
+	br := bufio.NewReader(resp.Body)
+	if looksLikeJSON(br) {
+		return decodeWhole(ctx, br, a)
+	}
+	return decodeSSE(ctx, br, a)
+}
+
+// mayBeCompletion reports media types that an event stream or a JSON
+// completion may come under.
+func mayBeCompletion(mediaType string) bool {
+	switch mediaType {
+	case "", "application/json", "text/plain", "application/octet-stream", "application/x-ndjson":
+		return true
+	}
+	return strings.HasSuffix(mediaType, "+json")
+}
+
+// looksLikeJSON reports whether the first byte of the body that is not
+// white space is "{". An empty body is read as a (cut) stream.
+func looksLikeJSON(br *bufio.Reader) bool {
+	for n := 1; n <= 512; n++ {
+		b, err := br.Peek(n)
+		if err != nil || len(b) < n {
+			return false
+		}
+		switch b[n-1] {
+		case ' ', '\t', '\r', '\n':
+			continue
+		case '{':
+			return true
+		}
+		return false
+	}
+	return false
+}
+
+// lazyStamp returns a random stamp for the ids of tool calls that come
+// without one, drawn on first use: most servers send ids.
+func lazyStamp() func() string {
+	return sync.OnceValue(func() string { return strings.ToLower(rand.Text()[:8]) })
+}

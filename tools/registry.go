@@ -1,0 +1,380 @@
+package tools
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"reflect"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/moteur/moteur/i18n"
+	"github.com/moteur/moteur/llm"
+)
+
+// DefaultTimeout bounds one call when Config.Timeout is zero and the tool
+// does not implement TimeoutOverrider.
+const DefaultTimeout = 60 * time.Second
+
+// ErrDuplicateTool is returned, wrapped with the name, when a tool is
+// registered under a name already taken.
+var ErrDuplicateTool = errors.New("duplicate tool name")
+
+// Config sets a Registry's limits. Zero values select the defaults.
+type Config struct {
+	// MaxOutput is the number of runes a result keeps (0: DefaultMaxOutput).
+	MaxOutput int
+	// Timeout is the deadline of one call (0: DefaultTimeout).
+	Timeout time.Duration
+	// Legacy maps retired tool names to their successors (nil:
+	// DefaultLegacy(); an empty map turns the mapping off).
+	Legacy map[string]string
+}
+
+// Registry holds the tools offered to the model and runs their calls through
+// one pipeline: parse (with repair), cast, validate, execute under a
+// deadline, truncate.
+type Registry struct {
+	maxOutput int
+	timeout   time.Duration
+	legacy    map[string]string // never written after NewRegistry
+
+	mu    sync.RWMutex
+	tools map[string]*entry
+	names []string      // sorted, kept in step with tools
+	defs  []llm.ToolDef // built on demand; nil after a registration
+}
+
+// entry is a registered tool with what registration computed once.
+type entry struct {
+	name   string
+	tool   Tool
+	schema *jsonschema.Schema
+	params json.RawMessage // compacted schema, as sent to providers
+	cast   *castNode       // nil when no argument can need a cast
+}
+
+// NewRegistry returns an empty registry configured by cfg.
+func NewRegistry(cfg Config) *Registry {
+	r := &Registry{
+		maxOutput: cfg.MaxOutput,
+		timeout:   cfg.Timeout,
+		legacy:    copyLegacy(cfg.Legacy),
+		tools:     map[string]*entry{},
+	}
+	if r.maxOutput <= 0 {
+		r.maxOutput = DefaultMaxOutput
+	}
+	if r.timeout <= 0 {
+		r.timeout = DefaultTimeout
+	}
+	return r
+}
+
+// Register adds t. The first tool to claim a name keeps it: a later one (an
+// MCP server's, typically) is refused with ErrDuplicateTool rather than
+// silently replacing a built-in. The schema is compiled now so that a broken
+// one fails at start-up, not at the model's first call.
+func (r *Registry) Register(t Tool) error {
+	if isNil(t) {
+		return errors.New("register tool: nil tool")
+	}
+	name := t.Name()
+	if strings.TrimSpace(name) == "" {
+		return fmt.Errorf("register tool (%T): empty name", t)
+	}
+	if r.has(name) {
+		return fmt.Errorf("register tool %q: %w", name, ErrDuplicateTool)
+	}
+	schema, params, err := compileSchema(t.Schema())
+	if err != nil {
+		return fmt.Errorf("register tool %q: invalid schema: %w", name, err)
+	}
+	e := &entry{name: name, tool: t, schema: schema, params: params, cast: buildCast(schema)}
+
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	// Checked again: another Register may have won the name while the
+	// schema compiled outside the lock.
+	if _, ok := r.tools[name]; ok {
+		return fmt.Errorf("register tool %q: %w", name, ErrDuplicateTool)
+	}
+	r.tools[name] = e
+	i, _ := slices.BinarySearch(r.names, name)
+	r.names = slices.Insert(r.names, i, name)
+	r.defs = nil
+	return nil
+}
+
+func (r *Registry) has(name string) bool {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	_, ok := r.tools[name]
+	return ok
+}
+
+// isNil also catches a typed nil pointer, whose methods would panic on the
+// first call.
+func isNil(t Tool) bool {
+	if t == nil {
+		return true
+	}
+	v := reflect.ValueOf(t)
+	switch v.Kind() {
+	case reflect.Pointer, reflect.Map, reflect.Slice, reflect.Func, reflect.Chan, reflect.Interface:
+		return v.IsNil()
+	}
+	return false
+}
+
+// Lookup returns the tool registered under name, or under the successor of a
+// legacy name. A tool registered under the old name itself wins over the
+// mapping.
+func (r *Registry) Lookup(name string) (Tool, bool) {
+	e, ok := r.lookup(name)
+	if !ok {
+		return nil, false
+	}
+	return e.tool, true
+}
+
+func (r *Registry) lookup(name string) (*entry, bool) {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	for range maxLegacyHops {
+		if e, ok := r.tools[name]; ok {
+			return e, true
+		}
+		next, ok := r.legacy[name]
+		if !ok {
+			return nil, false
+		}
+		name = next
+	}
+	return nil, false
+}
+
+// Names returns the registered names, sorted.
+func (r *Registry) Names() []string {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	return slices.Clone(r.names)
+}
+
+// Len returns the number of registered tools.
+func (r *Registry) Len() int {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	return len(r.tools)
+}
+
+// Definitions returns the tool definitions sorted by name. Providers cache
+// prompts by prefix and the tools come first, so the payload must be
+// byte-identical from one request to the next whatever the registration
+// order; it is built once per registration change and then reused.
+func (r *Registry) Definitions() []llm.ToolDef {
+	r.mu.RLock()
+	defs := r.defs
+	r.mu.RUnlock()
+	if defs == nil {
+		r.mu.Lock()
+		if r.defs == nil {
+			r.defs = make([]llm.ToolDef, 0, len(r.names))
+			for _, n := range r.names {
+				e := r.tools[n]
+				r.defs = append(r.defs, llm.ToolDef{Name: n, Description: e.tool.Description(), Parameters: e.params})
+			}
+		}
+		defs = r.defs
+		r.mu.Unlock()
+	}
+	// A copy, so that a caller editing its slice cannot change the next
+	// request's payload.
+	return slices.Clone(defs)
+}
+
+// Execute runs call and always returns a Result: unknown tools, unusable
+// arguments, tool errors, timeouts and panics all become error results the
+// model can read and react to. Every result, errors included, is truncated
+// to the configured size.
+func (r *Registry) Execute(ctx context.Context, call llm.ToolCall) (res Result) {
+	defer func() {
+		// Last resort for a bug in the pipeline itself (the tool's own
+		// panics are caught closer, in run).
+		if p := recover(); p != nil {
+			res = r.finish(Result{Content: fmt.Sprintf("tool %q: internal error: %v", call.Name, p), IsError: true})
+		}
+	}()
+	e, ok := r.lookup(call.Name)
+	if !ok {
+		return r.finish(analyzeError(r.unknownMessage(call.Name)))
+	}
+	args, err := e.prepare(call.Arguments)
+	if err != nil {
+		return r.finish(analyzeError(err.Error()))
+	}
+	return r.finish(r.run(ctx, e, args))
+}
+
+func (r *Registry) unknownMessage(name string) string {
+	names := r.Names()
+	list := strings.Join(names, ", ")
+	if len(names) == 0 {
+		list = "(none)"
+	}
+	return fmt.Sprintf(i18n.T(i18n.EN, i18n.UnknownTool), name, list)
+}
+
+// analyzeError ends msg with the suffix that tells the model the fault is in
+// its call, so it changes the call instead of repeating it.
+func analyzeError(msg string) Result {
+	return Result{Content: msg + "\n" + i18n.AnalyzeErrorSuffix, IsError: true}
+}
+
+func (r *Registry) finish(res Result) Result {
+	c, cut := Truncate(res.Content, r.maxOutput)
+	res.Content = c
+	res.Truncated = res.Truncated || cut
+	return res
+}
+
+// prepare turns the model's argument text into the JSON object the tool
+// receives: parsed (and repaired if need be), cast, then validated.
+func (e *entry) prepare(text string) (json.RawMessage, error) {
+	obj, repaired, err := parseArgs(text)
+	if err != nil {
+		return nil, fmt.Errorf("tool %q: %w", e.name, err)
+	}
+	_, cast := e.cast.cast(obj)
+	if err := e.schema.Validate(any(obj)); err != nil {
+		return nil, fmt.Errorf("invalid arguments for tool %q:\n%s", e.name, validationMessage(err))
+	}
+	if !repaired && !cast {
+		// Unchanged: the model's own bytes, which keep its key order.
+		if t := strings.TrimSpace(text); t != "" {
+			return json.RawMessage(t), nil
+		}
+		return json.RawMessage("{}"), nil
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	// The arguments go to a tool, not a web page: "<" must stay "<".
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(obj); err != nil {
+		return nil, fmt.Errorf("tool %q: re-encoding arguments: %w", e.name, err)
+	}
+	return json.RawMessage(bytes.TrimRight(buf.Bytes(), "\n")), nil
+}
+
+// outcome carries a tool's return values across goroutines.
+type outcome struct {
+	res Result
+	err error
+}
+
+// run executes the tool under its deadline. The tool runs in its own
+// goroutine so that one ignoring its context still cannot hold the turn past
+// the deadline; such a goroutine is abandoned and ends when the tool returns.
+func (r *Registry) run(ctx context.Context, e *entry, args json.RawMessage) Result {
+	timeout := r.timeout
+	if o, ok := e.tool.(TimeoutOverrider); ok {
+		if d := o.Timeout(); d > 0 {
+			timeout = d
+		}
+	}
+	callCtx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+
+	done := make(chan outcome, 1) // buffered: an abandoned call must not block
+	go func() {
+		defer func() {
+			if p := recover(); p != nil {
+				done <- outcome{err: fmt.Errorf("tool %q panicked: %v", e.name, p)}
+			}
+		}()
+		res, err := e.tool.Execute(callCtx, args)
+		done <- outcome{res: res, err: err}
+	}()
+
+	var o outcome
+	select {
+	case o = <-done:
+	case <-callCtx.Done():
+		// A call that finished at the deadline keeps its result.
+		select {
+		case o = <-done:
+		default:
+			return r.interrupted(ctx, callCtx, e, timeout)
+		}
+	}
+	if o.err != nil {
+		if callCtx.Err() != nil && errors.Is(o.err, callCtx.Err()) {
+			return r.interrupted(ctx, callCtx, e, timeout)
+		}
+		msg := o.err.Error()
+		if o.res.Content != "" && o.res.Content != msg {
+			msg += "\n\n" + o.res.Content
+		}
+		return Result{Content: msg, IsError: true, Display: o.res.Display, Truncated: o.res.Truncated}
+	}
+	if o.res.IsError && o.res.Content == "" {
+		o.res.Content = fmt.Sprintf("tool %q failed without a message", e.name)
+	}
+	return o.res
+}
+
+// interrupted tells the registry's own deadline apart from the caller
+// cancelling the turn: only the first is the tool's fault.
+func (r *Registry) interrupted(parent, callCtx context.Context, e *entry, timeout time.Duration) Result {
+	if parent.Err() == nil && errors.Is(callCtx.Err(), context.DeadlineExceeded) {
+		return Result{Content: fmt.Sprintf("tool %s timed out after %s", e.name, formatDuration(timeout)), IsError: true}
+	}
+	return Result{Content: fmt.Sprintf("tool %s canceled: %v", e.name, context.Cause(parent)), IsError: true}
+}
+
+// formatDuration writes whole seconds as "60s" rather than time's "1m0s".
+func formatDuration(d time.Duration) string {
+	if d >= time.Second && d%time.Second == 0 {
+		return fmt.Sprintf("%ds", d/time.Second)
+	}
+	return d.String()
+}
+
+// Cleanup calls Cleanup on every tool that implements Cleaner, in name
+// order, and joins their errors. One failing or panicking tool does not stop
+// the others from releasing their resources.
+func (r *Registry) Cleanup(ctx context.Context) error {
+	r.mu.RLock()
+	entries := make([]*entry, 0, len(r.names))
+	for _, n := range r.names {
+		entries = append(entries, r.tools[n])
+	}
+	r.mu.RUnlock()
+
+	var errs []error
+	for _, e := range entries {
+		c, ok := e.tool.(Cleaner)
+		if !ok {
+			continue
+		}
+		if err := cleanup(ctx, c); err != nil {
+			errs = append(errs, fmt.Errorf("cleanup %s: %w", e.name, err))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+func cleanup(ctx context.Context, c Cleaner) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("panic: %v", p)
+		}
+	}()
+	return c.Cleanup(ctx)
+}

@@ -1,0 +1,67 @@
+// Package tools owns what the agent can do: the Tool interface and the
+// Registry that validates, runs and bounds every call. Built-in tools live in
+// sub-packages (plan, …). The registry decides nothing about permissions; it
+// exposes each tool's risk class so the policy layer can.
+//
+// A Registry is safe for concurrent use once registration is done: Execute
+// may be called from many goroutines at once.
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+)
+
+// Risk is a tool's risk class, from harmless to irreversible.
+type Risk string
+
+// Risk classes.
+const (
+	RiskRead        Risk = "read"        // reads data, changes nothing
+	RiskProbe       Risk = "probe"       // looks outside (network, processes) without changing anything
+	RiskWrite       Risk = "write"       // changes files or state, recoverably
+	RiskDestructive Risk = "destructive" // may change state irreversibly
+)
+
+// Tool is one capability offered to the model.
+type Tool interface {
+	// Name is the function name the model calls.
+	Name() string
+	// Description tells the model when and how to use the tool.
+	Description() string
+	// Schema is the JSON Schema of the arguments object.
+	Schema() json.RawMessage
+	// Risk is the tool's risk class.
+	Risk() Risk
+	// Concurrent reports whether the tool may run at the same time as other
+	// concurrent-safe calls of the same round.
+	Concurrent() bool
+	// Execute runs one call. args is a JSON object that has passed the
+	// schema. A returned error becomes an error result for the model.
+	Execute(ctx context.Context, args json.RawMessage) (Result, error)
+}
+
+// Result is what a call gives back to the model.
+type Result struct {
+	// Content is the text the model reads.
+	Content string `json:"content"`
+	// IsError marks a failed call; the loop goes on either way.
+	IsError bool `json:"is_error,omitempty"`
+	// Display hints how an interface may render the result ("plan", …).
+	Display string `json:"display,omitempty"`
+	// Truncated reports that Content was cut to the output limit.
+	Truncated bool `json:"truncated,omitempty"`
+}
+
+// Cleaner is implemented by tools that hold resources for a session; the
+// registry's Cleanup calls it at the end of a turn.
+type Cleaner interface {
+	Cleanup(ctx context.Context) error
+}
+
+// TimeoutOverrider is implemented by tools whose calls need a deadline other
+// than the registry's default.
+type TimeoutOverrider interface {
+	Timeout() time.Duration
+}
