@@ -13,11 +13,13 @@ import (
 	"testing"
 
 	"github.com/moteur/moteur/event"
+	"github.com/moteur/moteur/llm"
+	"github.com/moteur/moteur/provider/openai/openaitest"
 )
 
 func TestRunJSONPrintsEveryEventAndPairsToolResults(t *testing.T) {
-	llm := newFakeLLM(t, toolThenAnswer("Bonjour ", "le monde")...)
-	h := newHarness(t, llm.baseURL())
+	srv := openaitest.NewServer(t, toolThenAnswer("Bonjour ", "le monde")...)
+	h := newHarness(t, srv.BaseURL())
 
 	res := h.run(t, "run", "--json", "--session", "s-json", "dis", "bonjour")
 	if res.code != 0 {
@@ -83,19 +85,20 @@ func TestRunJSONPrintsEveryEventAndPairsToolResults(t *testing.T) {
 		t.Errorf("%d ephemeral deltas, want at least 3", deltas)
 	}
 
-	reqs := llm.requests()
+	srv.CheckPairing(t)
+	reqs := srv.Requests()
 	if len(reqs) != 2 {
 		t.Fatalf("server saw %d requests, want 2", len(reqs))
 	}
-	msgs := reqs[1].Body.Messages
-	i := slices.IndexFunc(msgs, func(m wireMsg) bool { return m.Role == "assistant" && len(m.ToolCalls) > 0 })
+	msgs := reqs[1].Messages
+	i := slices.IndexFunc(msgs, func(m llm.Message) bool { return m.Role == "assistant" && len(m.ToolCalls) > 0 })
 	if i < 0 {
 		t.Fatalf("second request has no assistant tool_calls message: %+v", msgs)
 	}
 	if id := msgs[i].ToolCalls[0].ID; id != "call_1" {
 		t.Errorf("tool call id %q, want call_1", id)
 	}
-	var tools []wireMsg
+	var tools []llm.Message
 	for _, m := range msgs[i+1:] {
 		if m.Role == "tool" {
 			tools = append(tools, m)
@@ -104,14 +107,14 @@ func TestRunJSONPrintsEveryEventAndPairsToolResults(t *testing.T) {
 	if len(tools) != 1 || msgs[i+1].Role != "tool" || tools[0].ToolCallID != "call_1" {
 		t.Errorf("after the tool_calls message want exactly one tool message for call_1, got %+v", msgs[i+1:])
 	}
-	if reqs[0].Auth != "Bearer sk-moteur" || reqs[0].Body.Model != "test-model" {
-		t.Errorf("request auth %q model %q", reqs[0].Auth, reqs[0].Body.Model)
+	if reqs[0].Auth != "Bearer sk-moteur" || reqs[0].Model != "test-model" {
+		t.Errorf("request auth %q model %q", reqs[0].Auth, reqs[0].Model)
 	}
 }
 
 func TestRunPlainShowsAnswerOnceAndOneLinePerTool(t *testing.T) {
-	llm := newFakeLLM(t, toolThenAnswer("Bonjour ", "le monde")...)
-	h := newHarness(t, llm.baseURL())
+	srv := openaitest.NewServer(t, toolThenAnswer("Bonjour ", "le monde")...)
+	h := newHarness(t, srv.BaseURL())
 
 	res := h.run(t, "run", "dis", "bonjour")
 	if res.code != 0 {
@@ -133,15 +136,15 @@ func TestRunPlainShowsAnswerOnceAndOneLinePerTool(t *testing.T) {
 }
 
 func TestRunReadsPromptFromStdin(t *testing.T) {
-	llm := newFakeLLM(t, sse(textChunk("ok"), finishChunk("stop")))
-	h := newHarness(t, llm.baseURL())
+	srv := openaitest.NewServer(t, openaitest.Answer("ok"))
+	h := newHarness(t, srv.BaseURL())
 	h.stdin = strings.NewReader("question from a pipe\n")
 
 	res := h.run(t, "run", "-")
 	if res.code != 0 {
 		t.Fatalf("exit %d, stderr:\n%s", res.code, res.stderr)
 	}
-	msgs := llm.requests()[0].Body.Messages
+	msgs := srv.Requests()[0].Messages
 	if last := msgs[len(msgs)-1]; last.Role != "user" || last.Content != "question from a pipe\n" {
 		t.Errorf("user message %+v, want the piped prompt", last)
 	}
@@ -218,11 +221,11 @@ func TestRunWithoutModelSaysSoInOneLine(t *testing.T) {
 }
 
 func TestRunHonoursOpenAIFallbacks(t *testing.T) {
-	llm := newFakeLLM(t, sse(textChunk("ok"), finishChunk("stop")))
+	srv := openaitest.NewServer(t, openaitest.Answer("ok"))
 	h := newHarness(t, "")
 	h.env = map[string]string{
 		"MOTEUR_HOME":     h.env["MOTEUR_HOME"],
-		"OPENAI_BASE_URL": llm.baseURL(),
+		"OPENAI_BASE_URL": srv.BaseURL(),
 		"OPENAI_API_KEY":  "sk-openai",
 		"OPENAI_MODEL":    "gpt-test",
 	}
@@ -230,29 +233,29 @@ func TestRunHonoursOpenAIFallbacks(t *testing.T) {
 	if res.code != 0 {
 		t.Fatalf("exit %d, stderr:\n%s", res.code, res.stderr)
 	}
-	r := llm.requests()[0]
-	if r.Auth != "Bearer sk-openai" || r.Body.Model != "gpt-test" {
-		t.Errorf("auth %q model %q, want the OPENAI_* values", r.Auth, r.Body.Model)
+	r := srv.Requests()[0]
+	if r.Auth != "Bearer sk-openai" || r.Model != "gpt-test" {
+		t.Errorf("auth %q model %q, want the OPENAI_* values", r.Auth, r.Model)
 	}
 }
 
 func TestRunDoesNotSendOpenAIKeyToAnotherServer(t *testing.T) {
-	llm := newFakeLLM(t, sse(textChunk("ok"), finishChunk("stop")))
-	h := newHarness(t, llm.baseURL())
+	srv := openaitest.NewServer(t, openaitest.Answer("ok"))
+	h := newHarness(t, srv.BaseURL())
 	delete(h.env, "MOTEUR_API_KEY")
 	h.env["OPENAI_API_KEY"] = "sk-openai"
 	res := h.run(t, "run", "hi")
 	if res.code != 0 {
 		t.Fatalf("exit %d, stderr:\n%s", res.code, res.stderr)
 	}
-	if auth := llm.requests()[0].Auth; auth != "" {
+	if auth := srv.Requests()[0].Auth; auth != "" {
 		t.Errorf("Authorization %q sent to MOTEUR_BASE_URL's server, want none", auth)
 	}
 }
 
 func TestRunServerErrorExitsOneAndKeepsTheLog(t *testing.T) {
-	llm := newFakeLLM(t, httpError(http.StatusBadRequest, "model 'nope' does not exist"))
-	h := newHarness(t, llm.baseURL())
+	srv := openaitest.NewServer(t, openaitest.Status(http.StatusBadRequest, "invalid_request_error", "model 'nope' does not exist"))
+	h := newHarness(t, srv.BaseURL())
 
 	res := h.run(t, "run", "hi")
 	if res.code != 1 {
@@ -261,8 +264,8 @@ func TestRunServerErrorExitsOneAndKeepsTheLog(t *testing.T) {
 	if !strings.Contains(res.stderr, "model 'nope' does not exist") || strings.Count(res.stderr, "\n") != 1 {
 		t.Errorf("stderr %q, want one line with the server's message", res.stderr)
 	}
-	if len(llm.requests()) != 1 {
-		t.Errorf("%d requests: a 400 must not be retried", len(llm.requests()))
+	if len(srv.Requests()) != 1 {
+		t.Errorf("%d requests: a 400 must not be retried", len(srv.Requests()))
 	}
 
 	dir := filepath.Join(h.env["MOTEUR_HOME"], "sessions")
@@ -301,8 +304,8 @@ func TestRunServerErrorExitsOneAndKeepsTheLog(t *testing.T) {
 }
 
 func TestRunLogHoldsPersistedEventsOfJSONOutput(t *testing.T) {
-	llm := newFakeLLM(t, toolThenAnswer("done")...)
-	h := newHarness(t, llm.baseURL())
+	srv := openaitest.NewServer(t, toolThenAnswer("done")...)
+	h := newHarness(t, srv.BaseURL())
 	res := h.run(t, "run", "--json", "--session", "s-log", "hi")
 	if res.code != 0 {
 		t.Fatalf("exit %d, stderr:\n%s", res.code, res.stderr)
@@ -323,8 +326,8 @@ func TestRunLogHoldsPersistedEventsOfJSONOutput(t *testing.T) {
 }
 
 func TestRunRefusesToAppendToAnExistingSession(t *testing.T) {
-	llm := newFakeLLM(t, sse(textChunk("ok"), finishChunk("stop")))
-	h := newHarness(t, llm.baseURL())
+	srv := openaitest.NewServer(t, openaitest.Answer("ok"))
+	h := newHarness(t, srv.BaseURL())
 	if res := h.run(t, "run", "--session", "s-twice", "hi"); res.code != 0 {
 		t.Fatalf("first run: exit %d: %s", res.code, res.stderr)
 	}
@@ -332,14 +335,14 @@ func TestRunRefusesToAppendToAnExistingSession(t *testing.T) {
 	if res.code != 1 || !strings.Contains(res.stderr, "already exists") {
 		t.Errorf("second run: exit %d, stderr %q; want 1 and 'already exists'", res.code, res.stderr)
 	}
-	if n := len(llm.requests()); n != 1 {
+	if n := len(srv.Requests()); n != 1 {
 		t.Errorf("%d requests, want 1: the second run must not reach the model", n)
 	}
 }
 
 func TestRunFailsWithoutAnAuditLog(t *testing.T) {
-	llm := newFakeLLM(t)
-	h := newHarness(t, llm.baseURL())
+	srv := openaitest.NewServer(t)
+	h := newHarness(t, srv.BaseURL())
 	// A file where the data directory should be: the log cannot be made.
 	blocker := filepath.Join(t.TempDir(), "file")
 	if err := os.WriteFile(blocker, nil, 0o600); err != nil {
@@ -350,14 +353,14 @@ func TestRunFailsWithoutAnAuditLog(t *testing.T) {
 	if res.code != 1 || !strings.Contains(res.stderr, "session log") {
 		t.Errorf("exit %d, stderr %q; want 1 and a message about the session log", res.code, res.stderr)
 	}
-	if n := len(llm.requests()); n != 0 {
+	if n := len(srv.Requests()); n != 0 {
 		t.Errorf("%d requests sent without an audit log", n)
 	}
 }
 
 func TestRunAddsAgentsMDToTheSystemPrompt(t *testing.T) {
-	llm := newFakeLLM(t, sse(textChunk("ok"), finishChunk("stop")))
-	h := newHarness(t, llm.baseURL())
+	srv := openaitest.NewServer(t, openaitest.Answer("ok"))
+	h := newHarness(t, srv.BaseURL())
 	if err := os.WriteFile(filepath.Join(h.dir, "AGENTS.md"), []byte("Always answer in haiku."), 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -365,7 +368,7 @@ func TestRunAddsAgentsMDToTheSystemPrompt(t *testing.T) {
 	if res.code != 0 {
 		t.Fatalf("exit %d, stderr:\n%s", res.code, res.stderr)
 	}
-	sys := llm.requests()[0].Body.Messages[0]
+	sys := srv.Requests()[0].Messages[0]
 	if sys.Role != "system" || !strings.Contains(sys.Content, "(AGENTS.md)\n\nAlways answer in haiku.") {
 		t.Errorf("system message %q lacks AGENTS.md", sys.Content)
 	}
@@ -388,11 +391,11 @@ func TestRunCancelledExitsOne(t *testing.T) {
 	defer cancel()
 	// The server cancels the run as the request arrives (the user's
 	// Ctrl-C), then holds the answer until the client goes away.
-	llm := newFakeLLM(t, func(_ http.ResponseWriter, r *http.Request) {
+	srv := openaitest.NewServer(t, func(_ http.ResponseWriter, r *http.Request) {
 		cancel()
 		<-r.Context().Done()
 	})
-	h := newHarness(t, llm.baseURL())
+	h := newHarness(t, srv.BaseURL())
 	var out, errOut strings.Builder
 	c := newCLI(envMap(h.env), strings.NewReader(""), &out, &errOut)
 	c.workDir = func() (string, error) { return h.dir, nil }

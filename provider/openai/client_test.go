@@ -48,7 +48,7 @@ func TestPlainAnswerAndDeltaPerChunk(t *testing.T) {
 	body := events(chunk(`{"role":"assistant"}`, ""), content("Hel"), content("lo"),
 		chunk(`{}`, "stop"), usageChunk, "[DONE]")
 	resp, rec := mustStream(t, sseServer(t, body))
-	if resp.Text != "Hello" || resp.Finish != llm.FinishStop || resp.RawFinish != "stop" || resp.Model != "m-served" {
+	if resp.Text != "Hello" || resp.Finish != llm.FinishStop || resp.RawFinish != "stop" || resp.Model != "test-model" {
 		t.Errorf("got %+v", resp)
 	}
 	// role, Hel, lo, finish, usage: five chunks, five calls.

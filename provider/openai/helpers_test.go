@@ -3,8 +3,6 @@ package openai
 import (
 	"bytes"
 	"context"
-	"encoding/json"
-	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -12,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/moteur/moteur/llm"
+	"github.com/moteur/moteur/provider/openai/openaitest"
 )
 
 // sseServer serves body as an event stream, flushing after each event.
@@ -49,31 +48,12 @@ func events(payloads ...string) string {
 	return sb.String()
 }
 
-// chunk builds a chat.completion.chunk whose first choice has delta and
-// finish reason finish ("" for null).
-func chunk(delta string, finish string) string {
-	fr := "null"
-	if finish != "" {
-		fr = `"` + finish + `"`
-	}
-	return fmt.Sprintf(`{"id":"chatcmpl-1","object":"chat.completion.chunk","model":"m-served","choices":[{"index":0,"delta":%s,"finish_reason":%s}]}`, delta, fr)
-}
-
-func content(s string) string {
-	b, _ := json.Marshal(s)
-	return chunk(`{"content":`+string(b)+`}`, "")
-}
-
-func toolFrag(index int, id, name, args string) string {
-	f := map[string]any{"index": index, "function": map[string]any{"arguments": args}}
-	if id != "" {
-		f["id"] = id
-		f["type"] = "function"
-		f["function"].(map[string]any)["name"] = name
-	}
-	b, _ := json.Marshal(map[string]any{"tool_calls": []any{f}})
-	return chunk(string(b), "")
-}
+// The chunk builders of the shared test server.
+var (
+	chunk    = openaitest.Chunk
+	content  = openaitest.Text
+	toolFrag = openaitest.ToolCall
+)
 
 const usageChunk = `{"id":"chatcmpl-1","object":"chat.completion.chunk","choices":[],"usage":{"prompt_tokens":10,"completion_tokens":5,"total_tokens":15,"completion_tokens_details":{"reasoning_tokens":2},"cost":{"usd":0.01}}}`
 
