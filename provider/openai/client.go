@@ -43,6 +43,13 @@ type Config struct {
 	// Headers are added to every request, after the default ones, which
 	// they may replace (Azure wants "api-key" rather than Authorization).
 	Headers map[string]string
+	// NoThinking is a JSON object whose fields are added to the body of a
+	// request that asks for thinking off (llm.Request.NoThinking, the
+	// closing synthesis): servers spell the switch differently, e.g.
+	// {"chat_template_kwargs":{"enable_thinking":false}} for Qwen on vLLM
+	// or {"thinking":{"type":"disabled"}} for DeepSeek. Nil adds nothing,
+	// since OpenAI itself rejects fields it does not know.
+	NoThinking json.RawMessage
 }
 
 // Client streams chat completions from one server. It is safe for
@@ -54,6 +61,8 @@ type Client struct {
 	apiKey   string
 	http     *http.Client
 	headers  map[string]string
+	// noThinking holds NoThinking's fields, without their braces.
+	noThinking []byte
 }
 
 var _ provider.Provider = (*Client)(nil)
@@ -77,6 +86,9 @@ func New(cfg Config) (*Client, error) {
 	}
 	if c.name == "" {
 		c.name = "openai"
+	}
+	if c.noThinking, err = objectFields(cfg.NoThinking); err != nil {
+		return nil, fmt.Errorf("openai: NoThinking: %w", err)
 	}
 	if c.http == nil {
 		c.http = defaultHTTPClient()
@@ -157,6 +169,9 @@ func (c *Client) Stream(ctx context.Context, req llm.Request, onDelta func(llm.D
 // send posts the request and returns a 200 answer.
 func (c *Client) send(ctx context.Context, req llm.Request, model string) (*http.Response, error) {
 	body, err := json.Marshal(buildRequest(req, model))
+	if err == nil && req.NoThinking {
+		body = addFields(body, c.noThinking)
+	}
 	if err != nil {
 		return nil, &provider.Error{Provider: c.name, Kind: provider.Permanent,
 			Message: fmt.Sprintf("encoding request: %v", err), Err: err}

@@ -664,3 +664,33 @@ func TestEmptyErrorFieldIsNoError(t *testing.T) {
 		t.Errorf("got %+v", resp)
 	}
 }
+
+func TestNoThinkingFieldsOnlyWhenAsked(t *testing.T) {
+	bodies := make(chan []byte, 2)
+	srv := serve(t, func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		bodies <- b
+		w.Header().Set("Content-Type", "text/event-stream")
+		_, _ = io.WriteString(w, events(`{"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}`, "[DONE]"))
+	})
+	c, err := New(Config{BaseURL: srv.URL, Model: "qwen",
+		NoThinking: json.RawMessage(` {"chat_template_kwargs": {"enable_thinking": false}} `)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	msgs := []llm.Message{{Role: llm.RoleUser, Content: "hi"}}
+	for _, off := range []bool{true, false} {
+		if _, err := c.Stream(context.Background(), llm.Request{Messages: msgs, NoThinking: off}, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	assertJSON(t, <-bodies, `{"model":"qwen","messages":[{"role":"user","content":"hi"}],
+		"stream":true,"stream_options":{"include_usage":true},"chat_template_kwargs":{"enable_thinking":false}}`)
+	assertJSON(t, <-bodies, `{"model":"qwen","messages":[{"role":"user","content":"hi"}],
+		"stream":true,"stream_options":{"include_usage":true}}`)
+	for _, bad := range []string{`[1]`, `"x"`, `{`, `null`} {
+		if _, err := New(Config{BaseURL: srv.URL, Model: "m", NoThinking: json.RawMessage(bad)}); err == nil {
+			t.Errorf("NoThinking %s accepted", bad)
+		}
+	}
+}

@@ -1,7 +1,9 @@
 package openai
 
 import (
+	"bytes"
 	"encoding/json"
+	"fmt"
 	"strings"
 
 	"github.com/moteur/moteur/llm"
@@ -115,4 +117,37 @@ func outTool(t llm.ToolDef) wireTool {
 	return wireTool{Type: "function", Function: wireToolDef{
 		Name: t.Name, Description: t.Description, Parameters: params,
 	}}
+}
+
+// objectFields checks that raw is a JSON object and returns its members
+// without the braces (nil for an absent or empty object).
+func objectFields(raw json.RawMessage) ([]byte, error) {
+	if len(bytes.TrimSpace(raw)) == 0 {
+		return nil, nil
+	}
+	var obj map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &obj); err != nil || obj == nil {
+		return nil, fmt.Errorf("want a JSON object, got %.80q", raw)
+	}
+	var buf bytes.Buffer
+	if err := json.Compact(&buf, raw); err != nil {
+		return nil, err
+	}
+	inner := bytes.TrimSpace(buf.Bytes()[1 : buf.Len()-1])
+	if len(inner) == 0 {
+		return nil, nil
+	}
+	return inner, nil
+}
+
+// addFields appends object members to an encoded JSON object.
+func addFields(body, fields []byte) []byte {
+	if len(fields) == 0 {
+		return body
+	}
+	out := make([]byte, 0, len(body)+len(fields)+1)
+	out = append(out, body[:len(body)-1]...)
+	out = append(out, ',')
+	out = append(out, fields...)
+	return append(out, '}')
 }
