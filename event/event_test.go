@@ -152,3 +152,30 @@ func FuzzDecode(f *testing.F) {
 		}
 	})
 }
+
+// TestReadsLogsOfEarlierVersions reads the session logs committed by earlier
+// versions: every later version must still decode them to typed payloads.
+func TestReadsLogsOfEarlierVersions(t *testing.T) {
+	paths, err := filepath.Glob(filepath.Join("testdata", "compat", "*.jsonl"))
+	if err != nil || len(paths) == 0 {
+		t.Fatalf("no committed logs found: %v", err)
+	}
+	for _, p := range paths {
+		evs, err := ReadJSONL(p)
+		if err != nil {
+			t.Errorf("%s: %v", p, err)
+			continue
+		}
+		for i, e := range evs {
+			if e.Seq != uint64(i+1) {
+				t.Errorf("%s: event %d has seq %d", p, i, e.Seq)
+			}
+			if _, raw := e.Payload.(json.RawMessage); raw {
+				t.Errorf("%s: %s no longer decodes to a typed payload", p, e.Type)
+			}
+		}
+		if first := evs[0].Payload.(SessionStartedPayload); first.Provider == "" || len(first.Tools) == 0 {
+			t.Errorf("%s: SessionStarted lost its fields: %+v", p, first)
+		}
+	}
+}
