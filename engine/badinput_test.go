@@ -25,6 +25,9 @@ func TestMegabytePromptIsRejectedClearly(t *testing.T) {
 	if ep := last[event.ErrorPayload](t, evs, event.Error); ep.Kind != "input" {
 		t.Errorf("Error event = %+v", ep)
 	}
+	if tc := completed(t, evs); tc.Reason != event.StopError {
+		t.Errorf("TurnCompleted = %+v", tc)
+	}
 	// The session stays usable.
 	h.p = scripted.New(scripted.Config{Steps: []scripted.Step{{Text: "ok"}}})
 	h.e.deps.Provider = h.p

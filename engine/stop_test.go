@@ -342,3 +342,20 @@ func equalTypes(a, b []event.Type) bool {
 	}
 	return true
 }
+
+func TestFailedRescueIsReportedAndTurnStaysCancelled(t *testing.T) {
+	steps := []scripted.Step{scripted.Call("c1", "echo", `{}`), {Stall: true}, scripted.Fail(provider.Permanent, 400, "rescue refused")}
+	h := newHarness(t, steps, []tools.Tool{&fakeTool{name: "echo"}}, nil)
+	ctx, cancel := context.WithCancel(context.Background())
+	go cancelOn(h, cancel, event.ToolResult)
+	if err := h.e.Submit(ctx, "s1", "q"); !errors.Is(err, context.Canceled) {
+		t.Fatalf("Submit = %v, want context.Canceled", err)
+	}
+	evs := h.sink.all()
+	if ep := last[event.ErrorPayload](t, evs, event.Error); !strings.Contains(ep.Message, "rescue refused") {
+		t.Errorf("Error event = %+v", ep)
+	}
+	if tc := completed(t, evs); tc.Reason != event.StopCancelled || tc.Answer != "" {
+		t.Errorf("TurnCompleted = %+v", tc)
+	}
+}

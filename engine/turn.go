@@ -56,6 +56,13 @@ type outcome struct {
 
 func (t *turn) run(ctx context.Context, in Input) error {
 	if err := t.start(in); err != nil {
+		if errors.Is(err, errInputTooLong) {
+			// Every turn that began ends with one TurnCompleted, even one
+			// refused before the model saw it.
+			if aerr := t.emit(event.TurnCompleted, event.TurnCompletedPayload{Reason: event.StopError}); aerr != nil {
+				return aerr
+			}
+		}
 		return err
 	}
 	out := t.loop(ctx)
@@ -161,6 +168,10 @@ func (t *turn) rescue(ctx context.Context) outcome {
 	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), t.e.deps.RescueTimeout)
 	defer cancel()
 	out := t.synthesize(rctx, event.StopCancelled, t.e.rescueInstruction())
+	if out.reason == event.StopError && out.err != nil {
+		// The turn still ends as cancelled; the failed rescue is reported.
+		_ = t.emit(event.Error, errorPayload(out.err))
+	}
 	out.reason, out.err = event.StopCancelled, cause
 	return out
 }
