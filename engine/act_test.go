@@ -59,26 +59,41 @@ func TestParallelCallsOverlap(t *testing.T) {
 	}
 }
 
-// TestSerialCallNeverOverlaps runs [concurrent, serial, concurrent]: the
-// serial call must start after the first ends and end before the last
-// starts.
+// TestSerialCallNeverOverlaps runs [concurrent, serial, concurrent]. Each
+// call watches, for a short window, for the call it must not overlap: a
+// scheduler that ran them together would start the other one within
+// microseconds, well inside the window. The window only bounds how long a
+// correct run waits; it synchronises nothing.
 func TestSerialCallNeverOverlaps(t *testing.T) {
-	var active atomic.Int32
+	const window = 50 * time.Millisecond
+	writeStarted, secondReadStarted := make(chan struct{}), make(chan struct{})
+	var reads atomic.Int32
 	var mu sync.Mutex
 	var trace []string
 	note := func(s string) { mu.Lock(); trace = append(trace, s); mu.Unlock() }
-	reader := &fakeTool{name: "read", concurrent: true, run: func(_ context.Context, args json.RawMessage) (tools.Result, error) {
-		active.Add(1)
-		defer active.Add(-1)
-		note("read-start")
-		note("read-end")
+	reader := &fakeTool{name: "read", concurrent: true, run: func(context.Context, json.RawMessage) (tools.Result, error) {
+		if reads.Add(1) == 2 {
+			close(secondReadStarted)
+			note("read2")
+			return tools.Result{Content: "r"}, nil
+		}
+		note("read1-start")
+		select {
+		case <-writeStarted:
+			t.Error("the serial call started while the call before it was running")
+		case <-time.After(window):
+		}
+		note("read1-end")
 		return tools.Result{Content: "r"}, nil
 	}}
 	writer := &fakeTool{name: "write", risk: tools.RiskWrite, run: func(context.Context, json.RawMessage) (tools.Result, error) {
-		if n := active.Load(); n != 0 {
-			t.Errorf("write started while %d calls were running", n)
-		}
+		close(writeStarted)
 		note("write-start")
+		select {
+		case <-secondReadStarted:
+			t.Error("the call after the serial one started while it was running")
+		case <-time.After(window):
+		}
 		note("write-end")
 		return tools.Result{Content: "w"}, nil
 	}}
@@ -87,7 +102,7 @@ func TestSerialCallNeverOverlaps(t *testing.T) {
 	if err := h.submit("q"); err != nil {
 		t.Fatal(err)
 	}
-	want := []string{"read-start", "read-end", "write-start", "write-end", "read-start", "read-end"}
+	want := []string{"read1-start", "read1-end", "write-start", "write-end", "read2"}
 	if fmt.Sprint(trace) != fmt.Sprint(want) {
 		t.Errorf("trace = %v, want %v", trace, want)
 	}
@@ -145,31 +160,34 @@ func TestResultsEmittedAsTheyFinishMessagesKeepOrder(t *testing.T) {
 	}
 }
 
+// TestParallelismIsBounded keeps each call running for a short window so
+// that an unbounded scheduler would show all five at once; the window only
+// bounds how long a correct run waits.
 func TestParallelismIsBounded(t *testing.T) {
+	const limit, window = 2, 20 * time.Millisecond
 	var active, peak atomic.Int32
-	gate := make(chan struct{})
-	var started atomic.Int32
-	tool := &fakeTool{name: "t", concurrent: true, run: func(ctx context.Context, _ json.RawMessage) (tools.Result, error) {
+	over := make(chan struct{})
+	var once sync.Once
+	tool := &fakeTool{name: "t", concurrent: true, run: func(context.Context, json.RawMessage) (tools.Result, error) {
 		n := active.Add(1)
 		defer active.Add(-1)
-		for {
-			p := peak.Load()
-			if n <= p || peak.CompareAndSwap(p, n) {
-				break
-			}
+		for p := peak.Load(); n > p && !peak.CompareAndSwap(p, n); p = peak.Load() {
 		}
-		if started.Add(1) == 2 {
-			close(gate)
+		if n > limit {
+			once.Do(func() { close(over) })
 		}
-		<-gate
+		select {
+		case <-over:
+		case <-time.After(window):
+		}
 		return tools.Result{Content: "ok"}, nil
 	}}
 	steps := []scripted.Step{{ToolCalls: calls("t", "t", "t", "t", "t")}, {Text: "ok"}}
-	h := newHarness(t, steps, []tools.Tool{tool}, func(d *Deps) { d.MaxParallelTools = 2 })
+	h := newHarness(t, steps, []tools.Tool{tool}, func(d *Deps) { d.MaxParallelTools = limit })
 	if err := h.submit("q"); err != nil {
 		t.Fatal(err)
 	}
-	if p := peak.Load(); p > 2 {
-		t.Errorf("%d calls ran at once, limit 2", p)
+	if p := peak.Load(); p != limit {
+		t.Errorf("at most %d calls ran at once, want exactly the limit %d", p, limit)
 	}
 }
