@@ -2,9 +2,14 @@ package event
 
 import (
 	"encoding/json"
+	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"os"
 	"path/filepath"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -24,6 +29,16 @@ func samples() []Event {
 		Error:            ErrorPayload{Message: "m", Kind: "provider", Status: 500, Transient: true},
 		AssistantDelta:   DeltaPayload{Text: "x", Round: 1},
 		ReasoningDelta:   DeltaPayload{Text: "y", Round: 1},
+		PermissionRequested: PermissionRequestedPayload{ID: "s-1", Number: 1, CallID: "c", Tool: "write_file",
+			Summary: "write a.txt", Risk: "write", Sandboxed: true},
+		ContextCompacted:  ContextCompactedPayload{Summary: "résumé", Replaced: 4, TokensBefore: 900, TokensAfter: 200},
+		SessionClassified: SessionClassifiedPayload{Marking: "DIFFUSION RESTREINTE", Source: "user"},
+		ProviderSelected:  ProviderSelectedPayload{Provider: "local", Model: "qwen", Local: true, Reason: "sensitive"},
+		McpServerDown:     McpServerDownPayload{Name: "git", Error: "exit 1"},
+		HookStarted:       HookStartedPayload{Hook: "lint", Event: "PreToolUse"},
+		HookCompleted:     HookCompletedPayload{Hook: "lint", Event: "PreToolUse", ExitCode: 2, Blocked: true},
+		Rewound: RewoundPayload{ToSeq: 2, Mode: "both", Length: 1,
+			Files: []RewoundFile{{Path: "a", Status: "ok"}}, Prompt: "p"},
 	}
 	var out []Event
 	for i, typ := range Types() {
@@ -42,7 +57,7 @@ func TestEveryTypeHasSampleAndDecision(t *testing.T) {
 		if !ok {
 			t.Errorf("type %s has no spec", e.Type)
 		}
-		if spec.Restored && !spec.Persisted {
+		if spec.Restored() && !spec.Persisted {
 			t.Errorf("type %s is restored but never persisted", e.Type)
 		}
 	}
@@ -72,7 +87,7 @@ func TestUnknownTypeKeepsRawPayload(t *testing.T) {
 	if raw, ok := e.Payload.(json.RawMessage); !ok || string(raw) != `{"x":1}` {
 		t.Errorf("payload = %#v", e.Payload)
 	}
-	if spec, known := SpecOf("FromTheFuture"); known || !spec.Persisted || spec.Restored {
+	if spec, known := SpecOf("FromTheFuture"); known || !spec.Persisted || spec.Restored() {
 		t.Errorf("unknown types must be persisted and not restored, got %+v", spec)
 	}
 }
@@ -177,5 +192,36 @@ func TestReadsLogsOfEarlierVersions(t *testing.T) {
 		if first := evs[0].Payload.(SessionStartedPayload); first.Provider == "" || len(first.Tools) == 0 {
 			t.Errorf("%s: SessionStarted lost its fields: %+v", p, first)
 		}
+	}
+}
+
+// TestEveryTypeConstantHasSpec reads the Type constants from the source, so
+// that adding a type without deciding its fate in specs fails here.
+func TestEveryTypeConstantHasSpec(t *testing.T) {
+	f, err := parser.ParseFile(token.NewFileSet(), "types.go", nil, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := 0
+	ast.Inspect(f, func(n ast.Node) bool {
+		vs, ok := n.(*ast.ValueSpec)
+		if !ok || vs.Type == nil || fmt.Sprint(vs.Type) != "Type" {
+			return true
+		}
+		for _, v := range vs.Values {
+			lit, ok := v.(*ast.BasicLit)
+			if !ok {
+				continue
+			}
+			found++
+			name, _ := strconv.Unquote(lit.Value)
+			if _, ok := SpecOf(Type(name)); !ok {
+				t.Errorf("event type %s has no Spec: decide whether it is persisted and what Restore does with it", name)
+			}
+		}
+		return true
+	})
+	if found != len(Types()) {
+		t.Errorf("types.go declares %d types, specs knows %d", found, len(Types()))
 	}
 }

@@ -11,6 +11,9 @@ type SessionStartedPayload struct {
 	Tools         []string `json:"tools"`
 	MaxIterations int      `json:"max_iterations"`
 	Lang          string   `json:"lang"`
+	// Local reports that the provider runs on this machine or network and
+	// may receive classified content.
+	Local bool `json:"local,omitempty"`
 }
 
 // UserMessagePayload is the user's input of a turn.
@@ -19,6 +22,11 @@ type UserMessagePayload struct {
 	Typed       string `json:"typed,omitempty"`
 	Skill       string `json:"skill,omitempty"`
 	SkillSHA256 string `json:"skill_sha256,omitempty"`
+	// HookContext is text a UserPromptSubmit hook added; the model reads it
+	// joined to Text.
+	HookContext string `json:"hook_context,omitempty"`
+	// Blocked marks a message a hook refused: recorded, never sent.
+	Blocked bool `json:"blocked,omitempty"`
 }
 
 // AssistantMessagePayload is one model response kept in the conversation:
@@ -50,6 +58,11 @@ type ToolResultPayload struct {
 	Truncated  bool   `json:"truncated,omitempty"`
 	DurationMS int64  `json:"duration_ms"`
 	Round      int    `json:"round"`
+	// Risk is the tool's risk class (read, probe, write, destructive).
+	Risk string `json:"risk,omitempty"`
+	// Synthetic marks an answer Moteur gave for a call that never got one
+	// (a crash, a cut): the tool may or may not have run.
+	Synthetic bool `json:"synthetic,omitempty"`
 }
 
 // ProviderRetryPayload records a transient provider failure about to be
@@ -98,4 +111,91 @@ type ErrorPayload struct {
 type DeltaPayload struct {
 	Text  string `json:"text"`
 	Round int    `json:"round"`
+}
+
+// PermissionRequestedPayload asks the user whether a call may run.
+type PermissionRequestedPayload struct {
+	// ID is what Engine.Respond takes; Number is the per-session counter
+	// it was made from.
+	ID        string `json:"id"`
+	Number    uint64 `json:"number"`
+	CallID    string `json:"call_id"`
+	Tool      string `json:"tool"`
+	Summary   string `json:"summary"`
+	Risk      string `json:"risk"`
+	Sandboxed bool   `json:"sandboxed,omitempty"`
+}
+
+// ContextCompactedPayload records that the oldest messages of the history
+// were replaced by a summary.
+type ContextCompactedPayload struct {
+	Summary string `json:"summary"`
+	// Replaced counts the messages replaced, system prompt excluded.
+	Replaced     int    `json:"replaced"`
+	TokensBefore int    `json:"tokens_before"`
+	TokensAfter  int    `json:"tokens_after"`
+	Reason       string `json:"reason,omitempty"`
+	SplitTurn    bool   `json:"split_turn,omitempty"`
+	Degraded     bool   `json:"degraded,omitempty"`
+	HookContext  string `json:"hook_context,omitempty"`
+}
+
+// SessionClassifiedPayload records that classified content entered the
+// session, which is sensitive from then on.
+type SessionClassifiedPayload struct {
+	Marking string `json:"marking"`
+	Source  string `json:"source"`
+}
+
+// ProviderSelectedPayload records a switch of provider.
+type ProviderSelectedPayload struct {
+	Provider string `json:"provider"`
+	Model    string `json:"model"`
+	Local    bool   `json:"local,omitempty"`
+	Reason   string `json:"reason"`
+}
+
+// MCPServerInfo describes an MCP server in use.
+type MCPServerInfo struct {
+	Name  string   `json:"name"`
+	Tools []string `json:"tools,omitempty"`
+}
+
+// McpServerDownPayload reports an MCP server that could not be reached.
+type McpServerDownPayload struct {
+	Name  string `json:"name"`
+	Error string `json:"error"`
+}
+
+// HookStartedPayload records a user hook being run.
+type HookStartedPayload struct {
+	Hook  string `json:"hook"`
+	Event string `json:"event"`
+}
+
+// HookCompletedPayload records a hook's outcome.
+type HookCompletedPayload struct {
+	Hook     string `json:"hook"`
+	Event    string `json:"event"`
+	ExitCode int    `json:"exit_code"`
+	Blocked  bool   `json:"blocked,omitempty"`
+	Output   string `json:"output,omitempty"`
+}
+
+// RewoundFile is the outcome of a rewind for one file.
+type RewoundFile struct {
+	Path   string `json:"path"`
+	Status string `json:"status"`
+	Error  string `json:"error,omitempty"`
+}
+
+// RewoundPayload records a rewind to the point ToSeq.
+type RewoundPayload struct {
+	ToSeq uint64 `json:"to_seq"`
+	Mode  string `json:"mode"`
+	// Length is the number of history messages at the point.
+	Length int           `json:"length"`
+	Files  []RewoundFile `json:"files,omitempty"`
+	Prompt string        `json:"prompt,omitempty"`
+	Note   string        `json:"note,omitempty"`
 }

@@ -6,38 +6,63 @@ import (
 	"reflect"
 )
 
-// Event types of this version.
+// Event types of this version. A new type must also get its Spec below:
+// a test fails for any Type constant without one.
 const (
-	SessionStarted   Type = "SessionStarted"
-	UserMessage      Type = "UserMessage"
-	AssistantMessage Type = "AssistantMessage"
-	ToolResult       Type = "ToolResult"
-	ProviderRetry    Type = "ProviderRetry"
-	TurnCompleted    Type = "TurnCompleted"
-	Error            Type = "Error"
-	AssistantDelta   Type = "AssistantDelta"
-	ReasoningDelta   Type = "ReasoningDelta"
+	SessionStarted      Type = "SessionStarted"
+	UserMessage         Type = "UserMessage"
+	AssistantMessage    Type = "AssistantMessage"
+	ToolResult          Type = "ToolResult"
+	ProviderRetry       Type = "ProviderRetry"
+	TurnCompleted       Type = "TurnCompleted"
+	Error               Type = "Error"
+	PermissionRequested Type = "PermissionRequested"
+	ContextCompacted    Type = "ContextCompacted"
+	SessionClassified   Type = "SessionClassified"
+	ProviderSelected    Type = "ProviderSelected"
+	McpServerDown       Type = "McpServerDown"
+	HookStarted         Type = "HookStarted"
+	HookCompleted       Type = "HookCompleted"
+	Rewound             Type = "Rewound"
+	AssistantDelta      Type = "AssistantDelta"
+	ReasoningDelta      Type = "ReasoningDelta"
 )
 
 // Spec is the explicit decision taken for an event type: whether it is
-// persisted (and so reaches the sinks) and whether Restore reads it back to
-// rebuild a session.
+// persisted (and so reaches the sinks), and what Engine.Restore does with it
+// ("" when Restore ignores it).
 type Spec struct {
 	Persisted bool
-	Restored  bool
+	Restore   string
 	payload   reflect.Type
 }
 
+// Restored reports whether Restore reads events of this type.
+func (s Spec) Restored() bool { return s.Restore != "" }
+
+func spec[P any](persisted bool, restore string) Spec {
+	return Spec{Persisted: persisted, Restore: restore, payload: reflect.TypeFor[P]()}
+}
+
+// specs is the one place where each type's fate is decided.
 var specs = map[Type]Spec{
-	SessionStarted:   {Persisted: true, Restored: true, payload: reflect.TypeFor[SessionStartedPayload]()},
-	UserMessage:      {Persisted: true, Restored: true, payload: reflect.TypeFor[UserMessagePayload]()},
-	AssistantMessage: {Persisted: true, Restored: true, payload: reflect.TypeFor[AssistantMessagePayload]()},
-	ToolResult:       {Persisted: true, Restored: true, payload: reflect.TypeFor[ToolResultPayload]()},
-	ProviderRetry:    {Persisted: true, Restored: false, payload: reflect.TypeFor[ProviderRetryPayload]()},
-	TurnCompleted:    {Persisted: true, Restored: false, payload: reflect.TypeFor[TurnCompletedPayload]()},
-	Error:            {Persisted: true, Restored: false, payload: reflect.TypeFor[ErrorPayload]()},
-	AssistantDelta:   {Persisted: false, Restored: false, payload: reflect.TypeFor[DeltaPayload]()},
-	ReasoningDelta:   {Persisted: false, Restored: false, payload: reflect.TypeFor[DeltaPayload]()},
+	SessionStarted:      spec[SessionStartedPayload](true, "sets the current provider (remote or local)"),
+	UserMessage:         spec[UserMessagePayload](true, "appends a user message, hook context joined; a blocked one is skipped"),
+	AssistantMessage:    spec[AssistantMessagePayload](true, "appends an assistant message, marked remote when a remote provider wrote it"),
+	ToolResult:          spec[ToolResultPayload](true, "appends a tool message answering its call"),
+	ProviderRetry:       spec[ProviderRetryPayload](true, ""),
+	TurnCompleted:       spec[TurnCompletedPayload](true, ""),
+	Error:               spec[ErrorPayload](true, ""),
+	PermissionRequested: spec[PermissionRequestedPayload](true, "advances the permission-request counter"),
+	ContextCompacted:    spec[ContextCompactedPayload](true, "replaces the first Replaced messages with the summary"),
+	SessionClassified:   spec[SessionClassifiedPayload](true, "makes the session sensitive, for good"),
+	ProviderSelected:    spec[ProviderSelectedPayload](true, "sets the current provider (remote or local)"),
+	McpServerDown:       spec[McpServerDownPayload](true, ""),
+	HookStarted:         spec[HookStartedPayload](true, ""),
+	HookCompleted:       spec[HookCompletedPayload](true, ""),
+	Rewound:             spec[RewoundPayload](true, "truncates the history (conversation, both) or keeps the note for the next message (code)"),
+	AssistantDelta:      spec[DeltaPayload](false, ""),
+	ReasoningDelta:      spec[DeltaPayload](false, ""),
 }
 
 // SpecOf returns the decision for t; ok is false for a type this version
@@ -45,6 +70,8 @@ var specs = map[Type]Spec{
 func SpecOf(t Type) (s Spec, ok bool) {
 	s, ok = specs[t]
 	if !ok {
+		// Unknown types (written by a newer version) are kept, never
+		// interpreted.
 		return Spec{Persisted: true}, false
 	}
 	return s, true
