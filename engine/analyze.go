@@ -96,6 +96,7 @@ func (t *turn) record(resp llm.Response, synthetic, truncated bool) {
 	}
 	t.s.messages = append(t.s.messages, llm.Message{
 		Role: llm.RoleAssistant, Content: resp.Text, Reasoning: resp.Reasoning, ToolCalls: resp.ToolCalls,
+		Remote: !isLocal(p),
 	})
 }
 
@@ -104,4 +105,11 @@ func orDefault(s, def string) string {
 		return def
 	}
 	return s
+}
+
+// isLocal reports whether a provider declares itself local (it runs on this
+// machine or network), through an optional Local method.
+func isLocal(p any) bool {
+	l, ok := p.(interface{ Local() bool })
+	return ok && l.Local()
 }

@@ -39,9 +39,14 @@ type session struct {
 	seq    uint64
 
 	// Fields below are touched only by the goroutine holding turn.
-	started  bool
-	messages []llm.Message // history, system prompt excluded
+	started   bool
+	messages  []llm.Message // history, system prompt excluded
+	permSeq   uint64        // last permission-request number
+	sensitive bool          // classified content entered the session
+	note      string        // a code rewind's note, joined to the next user message
 }
+
+func newSession(id string) *session { return &session{id: id, turn: make(chan struct{}, 1)} }
 
 // New returns an engine. It fails when no provider is given.
 func New(d Deps) (*Engine, error) {
@@ -86,7 +91,7 @@ func (e *Engine) session(id string) *session {
 	defer e.sessMu.Unlock()
 	s, ok := e.sessions[id]
 	if !ok {
-		s = &session{id: id, turn: make(chan struct{}, 1)}
+		s = newSession(id)
 		e.sessions[id] = s
 	}
 	return s

@@ -91,7 +91,7 @@ func (t *turn) start(in Input) error {
 		err := t.emit(event.SessionStarted, event.SessionStartedPayload{
 			Provider: d.Provider.Name(), Model: d.Provider.Model(), ProjectRoot: d.ProjectRoot,
 			Instructions: d.Instructions, Tools: d.Tools.Names(), MaxIterations: d.MaxIterations,
-			Lang: string(d.Lang),
+			Lang: string(d.Lang), Local: isLocal(d.Provider),
 		})
 		if err != nil {
 			return err
@@ -110,7 +110,14 @@ func (t *turn) start(in Input) error {
 	if err != nil {
 		return err
 	}
-	t.s.messages = append(t.s.messages, llm.Message{Role: llm.RoleUser, Content: in.Text})
+	text := in.Text
+	if t.s.note != "" {
+		// A code rewind's note goes with the next message the model reads;
+		// the event keeps the user's words alone, and Restore joins the
+		// note the same way.
+		text, t.s.note = joinNote(t.s.note, text), ""
+	}
+	t.s.messages = append(t.s.messages, llm.Message{Role: llm.RoleUser, Content: text})
 	return nil
 }
 

@@ -1,0 +1,192 @@
+package engine
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/moteur/moteur/event"
+	"github.com/moteur/moteur/llm"
+)
+
+var (
+	// ErrSessionActive: Restore on a session that already has state in this
+	// Engine.
+	ErrSessionActive = errors.New("session already active in this process")
+	// ErrInvalidLog: the events handed to Restore cannot describe a session.
+	ErrInvalidLog = errors.New("invalid session log")
+)
+
+// danglingCallAnswer answers, on Restore, a call that never got a result:
+// the process stopped while it ran, so whether it took effect is unknown.
+const danglingCallAnswer = "No result was recorded for this call: the session stopped (crash or interruption) before the call finished. " +
+	"The tool may or may not have run; check its effect before calling it again."
+
+// Restore rebuilds the in-memory state of a session from its persisted
+// events (session.Store.Load), in order, as seed 003 specifies. Call it
+// before any Submit of the session; it returns ErrSessionActive when the
+// session already has state in this Engine, and an error wrapping
+// ErrInvalidLog when the events cannot describe a session (another
+// session's event, seqs out of order, a compaction or rewind out of range).
+func (e *Engine) Restore(sessionID string, events []event.Event) error {
+	r := &restorer{id: sessionID, pending: map[string]bool{}}
+	for _, ev := range events {
+		if err := r.apply(ev); err != nil {
+			return fmt.Errorf("%w: session %s, event %d (%s): %w", ErrInvalidLog, sessionID, ev.Seq, ev.Type, err)
+		}
+	}
+	r.answerDangling()
+
+	e.sessMu.Lock()
+	defer e.sessMu.Unlock()
+	if _, ok := e.sessions[sessionID]; ok {
+		return fmt.Errorf("%w: %s", ErrSessionActive, sessionID)
+	}
+	s := newSession(sessionID)
+	s.started = r.started || len(events) > 0
+	s.seq, s.permSeq = r.seq, r.permSeq
+	s.messages, s.sensitive, s.note = r.history, r.sensitive, r.note
+	e.sessions[sessionID] = s
+	return nil
+}
+
+// restorer replays events onto a session's state.
+type restorer struct {
+	id        string
+	seq       uint64
+	permSeq   uint64
+	started   bool
+	remote    bool // the current provider is not local
+	sensitive bool
+	note      string // a code rewind's note, joined to the next user message
+	history   []llm.Message
+	pending   map[string]bool // calls of the last assistant message still unanswered
+	order     []string        // their ids, in call order
+}
+
+func (r *restorer) apply(ev event.Event) error {
+	if ev.SessionID != r.id {
+		return fmt.Errorf("belongs to session %q", ev.SessionID)
+	}
+	if ev.Seq <= r.seq {
+		return fmt.Errorf("seq %d after %d: the log is out of order", ev.Seq, r.seq)
+	}
+	r.seq = ev.Seq
+	if ev.ParentCallID != "" {
+		return r.applyChild(ev)
+	}
+	switch p := ev.Payload.(type) {
+	case event.SessionStartedPayload:
+		r.started, r.remote = true, !p.Local
+	case event.ProviderSelectedPayload:
+		r.remote = !p.Local
+	case event.UserMessagePayload:
+		r.user(p)
+	case event.AssistantMessagePayload:
+		r.assistant(p)
+	case event.ToolResultPayload:
+		r.toolResult(p)
+	case event.ContextCompactedPayload:
+		return r.compacted(p)
+	case event.RewoundPayload:
+		return r.rewound(p)
+	case event.PermissionRequestedPayload:
+		r.permSeq = max(r.permSeq, p.Number)
+	case event.SessionClassifiedPayload:
+		r.sensitive = true
+	}
+	return nil
+}
+
+// applyChild handles a sub-agent's event: only the permission counter and
+// the classification concern the parent session.
+func (r *restorer) applyChild(ev event.Event) error {
+	switch p := ev.Payload.(type) {
+	case event.PermissionRequestedPayload:
+		r.permSeq = max(r.permSeq, p.Number)
+	case event.SessionClassifiedPayload:
+		r.sensitive = true
+	}
+	return nil
+}
+
+func (r *restorer) user(p event.UserMessagePayload) {
+	if p.Blocked {
+		return
+	}
+	r.answerDangling()
+	text := joinContext(p.Text, p.HookContext)
+	if r.note != "" {
+		text, r.note = joinNote(r.note, text), ""
+	}
+	r.history = append(r.history, llm.Message{Role: llm.RoleUser, Content: text})
+}
+
+func (r *restorer) assistant(p event.AssistantMessagePayload) {
+	r.answerDangling()
+	r.history = append(r.history, llm.Message{Role: llm.RoleAssistant, Content: p.Text, Reasoning: p.Reasoning,
+		ToolCalls: p.ToolCalls, Remote: r.remote})
+	for _, c := range p.ToolCalls {
+		r.pending[c.ID] = true
+		r.order = append(r.order, c.ID)
+	}
+}
+
+// toolResult appends the answer to a pending call; a result for no pending
+// call (a duplicate) would break the pairing every server enforces, so it
+// is left out.
+func (r *restorer) toolResult(p event.ToolResultPayload) {
+	if !r.pending[p.CallID] {
+		return
+	}
+	delete(r.pending, p.CallID)
+	r.history = append(r.history, llm.Message{Role: llm.RoleTool, ToolCallID: p.CallID, Name: p.Name, Content: p.Content})
+}
+
+// answerDangling gives every unanswered call of the last assistant message
+// a synthetic answer, in call order.
+func (r *restorer) answerDangling() {
+	for _, id := range r.order {
+		if r.pending[id] {
+			r.history = append(r.history, llm.Message{Role: llm.RoleTool, ToolCallID: id, Content: danglingCallAnswer})
+		}
+	}
+	clear(r.pending)
+	r.order = r.order[:0]
+}
+
+func (r *restorer) compacted(p event.ContextCompactedPayload) error {
+	if p.Replaced < 0 || p.Replaced > len(r.history) {
+		return fmt.Errorf("compaction replaces %d messages of %d", p.Replaced, len(r.history))
+	}
+	summary := llm.Message{Role: llm.RoleUser, Content: joinContext(p.Summary, p.HookContext), Remote: r.remote}
+	r.history = append([]llm.Message{summary}, r.history[p.Replaced:]...)
+	return nil
+}
+
+func (r *restorer) rewound(p event.RewoundPayload) error {
+	switch p.Mode {
+	case "code":
+		r.note = p.Note
+	case "conversation", "both":
+		if p.Length < 0 || p.Length > len(r.history) {
+			return fmt.Errorf("rewind to %d messages of %d", p.Length, len(r.history))
+		}
+		r.answerDangling()
+		r.history = r.history[:p.Length]
+	default:
+		return fmt.Errorf("unknown rewind mode %q", p.Mode)
+	}
+	return nil
+}
+
+// joinContext joins the text a hook added to a message, as the live turn
+// does.
+func joinContext(text, hookContext string) string {
+	if hookContext == "" {
+		return text
+	}
+	return text + "\n\n" + hookContext
+}
+
+// joinNote puts a code rewind's note before the next user message.
+func joinNote(note, text string) string { return note + "\n\n" + text }
