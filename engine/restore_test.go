@@ -324,3 +324,11 @@ func TestRestoreCommittedLogs(t *testing.T) {
 		}
 	}
 }
+
+func TestRestoreDropsResultsForNoPendingCall(t *testing.T) {
+	msgs, h := restored(t, logOf(user("q"), callsTo("c1"), result("c1", "un"), result("c1", "encore"), result("zz", "?"), answer("a")))
+	if got := contents(msgs); !reflect.DeepEqual(got, []string{"user:q", "assistant:", "tool:un", "assistant:a"}) {
+		t.Errorf("history = %q", got)
+	}
+	checkPairing(t, h.p.Requests())
+}
