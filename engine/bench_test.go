@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"fmt"
+	"reflect"
 	"testing"
 
 	"github.com/moteur/moteur/event"
@@ -58,4 +59,40 @@ func BenchmarkTurn(b *testing.B) {
 		<-done
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/rounds, "ns/round")
+}
+
+// BenchmarkRestore10k rebuilds a session of 10 000 events: 1 000 turns of a
+// user message, a round with two tool calls and their results, an answer
+// and the turn's end, plus retries and errors that Restore skips.
+func BenchmarkRestore10k(b *testing.B) {
+	var log []event.Event
+	add := func(p any) {
+		log = append(log, event.Event{Seq: uint64(len(log) + 1), Type: payloadTypes[reflect.TypeOf(p)], SessionID: "s", Payload: p})
+	}
+	add(event.SessionStartedPayload{Provider: "p"})
+	for i := 0; len(log) < 10_000-9; i++ {
+		add(event.UserMessagePayload{Text: fmt.Sprintf("question %d sur le contrat", i)})
+		add(event.AssistantMessagePayload{Text: "Je cherche.", ToolCalls: []llm.ToolCall{
+			{ID: fmt.Sprintf("a%d", i), Name: "search", Arguments: `{"q":"clause"}`},
+			{ID: fmt.Sprintf("b%d", i), Name: "read", Arguments: `{"id":"d1"}`},
+		}})
+		add(event.ToolResultPayload{CallID: fmt.Sprintf("a%d", i), Name: "search", Content: "3 résultats"})
+		add(event.ToolResultPayload{CallID: fmt.Sprintf("b%d", i), Name: "read", Content: "La clause 4 prévoit…"})
+		add(event.ProviderRetryPayload{Attempt: 1})
+		add(event.AssistantMessagePayload{Text: "La clause 4 prévoit un préavis de trois mois."})
+		add(event.TurnCompletedPayload{Reason: "stop"})
+	}
+	for len(log) < 10_000 {
+		add(event.ErrorPayload{Message: "x"})
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		e, err := New(Deps{Provider: scripted.New(scripted.Config{})})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := e.Restore("s", log); err != nil {
+			b.Fatal(err)
+		}
+	}
 }
