@@ -58,7 +58,7 @@ func (t *turn) refuseCut(calls []llm.ToolCall) []tools.Result {
 	for i, c := range calls {
 		results[i] = tools.Result{IsError: true, Content: "The call was cut off by the output limit before its arguments were complete, so it was not run. " +
 			"Make smaller calls (for example, write a large file in several parts).\n" + i18n.AnalyzeErrorSuffix}
-		t.emitResult(c, results[i], 0)
+		results[i].Content = t.emitResult(c, results[i], 0)
 	}
 	return results
 }
@@ -83,7 +83,7 @@ func (t *turn) act(ctx context.Context, calls []llm.ToolCall) []tools.Result {
 		for ; running > 0; running-- {
 			d := <-done
 			results[d.i] = d.res
-			t.emitResult(calls[d.i], d.res, d.dur)
+			results[d.i].Content = t.emitResult(calls[d.i], d.res, d.dur)
 		}
 	}
 	for i, c := range calls {
@@ -115,9 +115,23 @@ func (t *turn) runCall(ctx context.Context, i int, c llm.ToolCall, sem chan stru
 	done <- callDone{i: i, res: res, dur: t.e.now().Sub(start)}
 }
 
-func (t *turn) emitResult(c llm.ToolCall, r tools.Result, dur time.Duration) {
-	_ = t.emit(event.ToolResult, event.ToolResultPayload{
+// emitResult records a call's result and returns its content as recorded,
+// secrets masked: that is what the model reads back.
+func (t *turn) emitResult(c llm.ToolCall, r tools.Result, dur time.Duration) string {
+	rec, err := t.recordEvent(event.ToolResult, event.ToolResultPayload{
 		CallID: c.ID, Name: c.Name, Content: r.Content, IsError: r.IsError, Display: r.Display,
-		Truncated: r.Truncated, DurationMS: dur.Milliseconds(), Round: t.round,
+		Truncated: r.Truncated, DurationMS: dur.Milliseconds(), Round: t.round, Risk: string(t.risk(c)),
 	})
+	if err != nil {
+		return r.Content
+	}
+	return rec.(event.ToolResultPayload).Content
+}
+
+// risk is a call's risk class; an unknown tool runs nothing, so it reads.
+func (t *turn) risk(c llm.ToolCall) tools.Risk {
+	if tool, ok := t.e.deps.Tools.Lookup(c.Name); ok {
+		return tool.Risk()
+	}
+	return tools.RiskRead
 }

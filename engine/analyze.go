@@ -83,10 +83,11 @@ func (t *turn) answer(resp llm.Response, reason, text string, synthetic, truncat
 	return outcome{reason: reason, answer: text, truncated: truncated}
 }
 
-// record emits an AssistantMessage and appends it to the history.
+// record emits an AssistantMessage and appends it, as recorded, to the
+// history.
 func (t *turn) record(resp llm.Response, synthetic, truncated bool) {
 	p := t.e.deps.Provider
-	err := t.emit(event.AssistantMessage, event.AssistantMessagePayload{
+	rec, err := t.recordEvent(event.AssistantMessage, event.AssistantMessagePayload{
 		Text: resp.Text, Reasoning: resp.Reasoning, ToolCalls: resp.ToolCalls, Finish: resp.Finish,
 		Truncated: truncated, Synthetic: synthetic, Round: t.round, Usage: resp.Usage,
 		Provider: p.Name(), Model: orDefault(resp.Model, p.Model()),
@@ -94,8 +95,9 @@ func (t *turn) record(resp llm.Response, synthetic, truncated bool) {
 	if err != nil {
 		return
 	}
+	am := rec.(event.AssistantMessagePayload)
 	t.s.messages = append(t.s.messages, llm.Message{
-		Role: llm.RoleAssistant, Content: resp.Text, Reasoning: resp.Reasoning, ToolCalls: resp.ToolCalls,
+		Role: llm.RoleAssistant, Content: am.Text, Reasoning: am.Reasoning, ToolCalls: am.ToolCalls,
 		Remote: !isLocal(p),
 	})
 }

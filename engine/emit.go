@@ -21,18 +21,21 @@ func (e *Engine) Subscribe() <-chan event.Event {
 	return ch
 }
 
-// emit numbers, persists and delivers one event of session s. Persisted
-// events go to every sink before any subscriber sees them; a sink failure
-// marks the engine failed and returns an error wrapping ErrAuditFailure.
-func (e *Engine) emit(s *session, typ event.Type, payload any) error {
+// emit numbers, masks, persists and delivers one event of session s, and
+// returns the event as recorded. Persisted events have their secrets masked
+// (event.MaskEvent) before any sink or subscriber sees them, and go to every
+// sink before any subscriber; a sink failure marks the engine failed and
+// returns an error wrapping ErrAuditFailure.
+func (e *Engine) emit(s *session, typ event.Type, payload any) (event.Event, error) {
 	spec, _ := event.SpecOf(typ)
 	s.emitMu.Lock()
 	defer s.emitMu.Unlock()
 	if e.failed.Load() {
-		return ErrAuditFailure
+		return event.Event{}, ErrAuditFailure
 	}
 	ev := event.Event{Type: typ, SessionID: s.id, Time: e.now(), Payload: payload, Ephemeral: !spec.Persisted}
 	if spec.Persisted {
+		ev = event.MaskEvent(ev)
 		s.seq++
 		ev.Seq = s.seq
 		if err := e.persist(ev); err != nil {
@@ -40,11 +43,11 @@ func (e *Engine) emit(s *session, typ event.Type, payload any) error {
 			e.failed.Store(true)
 			e.deliver(event.Event{Type: event.Error, SessionID: s.id, Time: ev.Time, Ephemeral: true,
 				Payload: event.ErrorPayload{Kind: "audit", Message: err.Error()}})
-			return err
+			return event.Event{}, err
 		}
 	}
 	e.deliver(ev)
-	return nil
+	return ev, nil
 }
 
 func (e *Engine) persist(ev event.Event) error {

@@ -24,6 +24,8 @@ type turn struct {
 	repeats      int
 	haveResults  bool          // some tool result exists in this turn
 	extra        []llm.Message // transient messages (nudges), never kept in history
+	userAt       int           // index in the history of this turn's user message
+	userLive     string        // that message as typed, unmasked
 	auditErr     error
 }
 
@@ -36,14 +38,23 @@ func (t *turn) cleanup() {
 
 // emit records an event and remembers an audit failure, which ends the turn.
 func (t *turn) emit(typ event.Type, payload any) error {
+	_, err := t.recordEvent(typ, payload)
+	return err
+}
+
+// recordEvent is emit returning the payload as recorded, secrets masked: the
+// history keeps what the log keeps, so a restored session and a live one
+// send the model the same messages.
+func (t *turn) recordEvent(typ event.Type, payload any) (any, error) {
 	if t.auditErr != nil {
-		return t.auditErr
+		return nil, t.auditErr
 	}
-	if err := t.e.emit(t.s, typ, payload); err != nil {
+	ev, err := t.e.emit(t.s, typ, payload)
+	if err != nil {
 		t.auditErr = err
-		return err
+		return nil, err
 	}
-	return nil
+	return ev.Payload, nil
 }
 
 // outcome is how a turn ended.
@@ -104,20 +115,23 @@ func (t *turn) start(in Input) error {
 		}
 		return err
 	}
-	err := t.emit(event.UserMessage, event.UserMessagePayload{
+	rec, err := t.recordEvent(event.UserMessage, event.UserMessagePayload{
 		Text: in.Text, Typed: in.Typed, Skill: in.Skill, SkillSHA256: in.SkillSHA256,
 	})
 	if err != nil {
 		return err
 	}
-	text := in.Text
+	// The history keeps the masked text, as the log does; the model reads
+	// what the user typed, secrets included, for this turn only.
+	stored, live := rec.(event.UserMessagePayload).Text, in.Text
 	if t.s.note != "" {
 		// A code rewind's note goes with the next message the model reads;
 		// the event keeps the user's words alone, and Restore joins the
 		// note the same way.
-		text, t.s.note = joinNote(t.s.note, text), ""
+		stored, live, t.s.note = joinNote(t.s.note, stored), joinNote(t.s.note, live), ""
 	}
-	t.s.messages = append(t.s.messages, llm.Message{Role: llm.RoleUser, Content: text})
+	t.userAt, t.userLive = len(t.s.messages), live
+	t.s.messages = append(t.s.messages, llm.Message{Role: llm.RoleUser, Content: stored})
 	return nil
 }
 
@@ -150,6 +164,7 @@ func (t *turn) request() llm.Request {
 	msgs := make([]llm.Message, 0, len(t.s.messages)+len(t.extra)+1)
 	msgs = append(msgs, llm.Message{Role: llm.RoleSystem, Content: t.e.deps.SystemPrompt})
 	msgs = append(msgs, t.s.messages...)
+	msgs[1+t.userAt].Content = t.userLive
 	msgs = append(msgs, t.extra...)
 	return llm.Request{Messages: msgs, Tools: t.e.deps.Tools.Definitions()}
 }
