@@ -44,6 +44,10 @@ type session struct {
 	permSeq   uint64        // last permission-request number
 	sensitive bool          // classified content entered the session
 	note      string        // a code rewind's note, joined to the next user message
+	// dangling lists calls Restore found unanswered at the end of the log;
+	// the next turn records their synthetic answers, so the log shows what
+	// the model was told.
+	dangling []llm.ToolCall
 }
 
 func newSession(id string) *session { return &session{id: id, turn: make(chan struct{}, 1)} }

@@ -28,12 +28,13 @@ const danglingCallAnswer = "No result was recorded for this call: the session st
 // ErrInvalidLog when the events cannot describe a session (another
 // session's event, seqs out of order, a compaction or rewind out of range).
 func (e *Engine) Restore(sessionID string, events []event.Event) error {
-	r := &restorer{id: sessionID, pending: map[string]bool{}}
+	r := &restorer{id: sessionID, pending: map[string]bool{}, names: map[string]string{}}
 	for _, ev := range events {
 		if err := r.apply(ev); err != nil {
 			return fmt.Errorf("%w: session %s, event %d (%s): %w", ErrInvalidLog, sessionID, ev.Seq, ev.Type, err)
 		}
 	}
+	dangling := r.danglingCalls()
 	r.answerDangling()
 
 	e.sessMu.Lock()
@@ -42,8 +43,9 @@ func (e *Engine) Restore(sessionID string, events []event.Event) error {
 		return fmt.Errorf("%w: %s", ErrSessionActive, sessionID)
 	}
 	s := newSession(sessionID)
-	s.started = r.started || len(events) > 0
-	s.seq, s.permSeq = r.seq, r.permSeq
+	// started stays false: the next turn records a SessionStarted of its
+	// own, saying what this process runs the session with.
+	s.seq, s.permSeq, s.dangling = r.seq, r.permSeq, dangling
 	s.messages, s.sensitive, s.note = r.history, r.sensitive, r.note
 	e.sessions[sessionID] = s
 	return nil
@@ -59,8 +61,9 @@ type restorer struct {
 	sensitive bool
 	note      string // a code rewind's note, joined to the next user message
 	history   []llm.Message
-	pending   map[string]bool // calls of the last assistant message still unanswered
-	order     []string        // their ids, in call order
+	pending   map[string]bool   // calls of the last assistant message still unanswered
+	order     []string          // their ids, in call order
+	names     map[string]string // tool name of each call id
 }
 
 func (r *restorer) apply(ev event.Event) error {
@@ -128,6 +131,7 @@ func (r *restorer) assistant(p event.AssistantMessagePayload) {
 	for _, c := range p.ToolCalls {
 		r.pending[c.ID] = true
 		r.order = append(r.order, c.ID)
+		r.names[c.ID] = c.Name
 	}
 }
 
@@ -142,15 +146,26 @@ func (r *restorer) toolResult(p event.ToolResultPayload) {
 	r.history = append(r.history, llm.Message{Role: llm.RoleTool, ToolCallID: p.CallID, Name: p.Name, Content: p.Content})
 }
 
+// danglingCalls lists the calls of the last assistant message still
+// unanswered, in call order.
+func (r *restorer) danglingCalls() []llm.ToolCall {
+	var out []llm.ToolCall
+	for _, id := range r.order {
+		if r.pending[id] {
+			out = append(out, llm.ToolCall{ID: id, Name: r.names[id]})
+		}
+	}
+	return out
+}
+
 // answerDangling gives every unanswered call of the last assistant message
 // a synthetic answer, in call order.
 func (r *restorer) answerDangling() {
-	for _, id := range r.order {
-		if r.pending[id] {
-			r.history = append(r.history, llm.Message{Role: llm.RoleTool, ToolCallID: id, Content: danglingCallAnswer})
-		}
+	for _, c := range r.danglingCalls() {
+		r.history = append(r.history, llm.Message{Role: llm.RoleTool, ToolCallID: c.ID, Name: c.Name, Content: danglingCallAnswer})
 	}
 	clear(r.pending)
+	clear(r.names)
 	r.order = r.order[:0]
 }
 

@@ -114,18 +114,39 @@ func TestRestoreDanglingCallBeforeNextAssistantMessage(t *testing.T) {
 	}
 }
 
-func TestRestoreResumesSequence(t *testing.T) {
+func TestRestoreResumesSequenceAndRecordsTheNewProcess(t *testing.T) {
 	log := logOf(user("q"), answer("a"))
 	log[1].Seq = 41 // seqs resume from the largest read, gaps included
 	_, h := restored(t, log)
 	evs := persisted(h.drain())
-	if evs[0].Type != event.UserMessage || evs[0].Seq != 42 {
-		t.Errorf("first new event: %s seq %d, want UserMessage seq 42", evs[0].Type, evs[0].Seq)
+	if evs[0].Type != event.SessionStarted || evs[0].Seq != 42 || evs[1].Type != event.UserMessage || evs[1].Seq != 43 {
+		t.Errorf("first new events: %s %d, %s %d; want SessionStarted 42 (this process's setup), UserMessage 43",
+			evs[0].Type, evs[0].Seq, evs[1].Type, evs[1].Seq)
 	}
-	for _, e := range evs {
-		if e.Type == event.SessionStarted {
-			t.Errorf("a restored session must not start again")
-		}
+}
+
+func TestRestoreRecordsSyntheticAnswersOfTrailingDanglingCalls(t *testing.T) {
+	log := logOf(user("q"), callsTo("c1", "c2"), result("c1", "un"))
+	msgs, h := restored(t, log)
+	evs := persisted(h.drain())
+	got := types(evs)
+	want := []event.Type{event.SessionStarted, event.ToolResult, event.UserMessage, event.AssistantMessage, event.TurnCompleted}
+	if !equalTypes(got, want) {
+		t.Fatalf("events = %v, want %v", got, want)
+	}
+	r := evs[1].Payload.(event.ToolResultPayload)
+	if r.CallID != "c2" || !r.Synthetic || !r.IsError || r.Content != danglingCallAnswer || r.Name != "echo" {
+		t.Errorf("synthetic result = %+v", r)
+	}
+	// Restoring the longer log finds nothing dangling any more and sends
+	// the model the same history.
+	again := append(log, h.sink.all()...)
+	msgs2, h2 := restored(t, again)
+	if n := countType(persisted(h2.drain()), event.ToolResult); n != 0 {
+		t.Errorf("%d synthetic results recorded again", n)
+	}
+	if got, want := contents(msgs2[:len(msgs)]), contents(msgs); !reflect.DeepEqual(got, want) {
+		t.Errorf("history after the recorded answers\n%q\ndiffers from\n%q", got, want)
 	}
 }
 
@@ -241,11 +262,11 @@ func TestRestoreRewind(t *testing.T) {
 		t.Errorf("history after a conversation rewind = %q", got)
 	}
 	_, h := restored(t, logOf(user("q1"), answer("a1"), event.RewoundPayload{Mode: "code", Note: "Fichiers restaurés."}))
-	last := h.p.Requests()[0].Messages
-	if got := last[len(last)-1].Content; got != "Fichiers restaurés.\n\net ensuite ?" {
+	sent := h.p.Requests()[0].Messages
+	if got := sent[len(sent)-1].Content; got != "Fichiers restaurés.\n\net ensuite ?" {
 		t.Errorf("next user message = %q, want the note joined", got)
 	}
-	if p := persisted(h.drain())[0].Payload.(event.UserMessagePayload); p.Text != "et ensuite ?" {
+	if p := last[event.UserMessagePayload](t, h.drain(), event.UserMessage); p.Text != "et ensuite ?" {
 		t.Errorf("the stored message must keep the user's words alone: %q", p.Text)
 	}
 }

@@ -109,6 +109,14 @@ func (t *turn) start(in Input) error {
 		}
 		t.s.started = true
 	}
+	for _, c := range t.s.dangling {
+		err := t.emit(event.ToolResult, event.ToolResultPayload{CallID: c.ID, Name: c.Name,
+			Content: danglingCallAnswer, IsError: true, Synthetic: true, Risk: string(t.risk(c))})
+		if err != nil {
+			return err
+		}
+	}
+	t.s.dangling = nil
 	if err := t.e.checkInput(in); err != nil {
 		if aerr := t.emit(event.Error, event.ErrorPayload{Kind: "input", Message: err.Error()}); aerr != nil {
 			return aerr
