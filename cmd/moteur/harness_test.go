@@ -1,12 +1,17 @@
 package main
 
 import (
+	"encoding/json"
 	"io"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/moteur/moteur/event"
 	"github.com/moteur/moteur/provider/openai/openaitest"
+	"github.com/moteur/moteur/session"
 )
 
 // thinkingArgs are valid arguments of the thinking tool.
@@ -33,6 +38,11 @@ type harness struct {
 	env   map[string]string
 	dir   string // project root
 	stdin io.Reader
+	// interrupts, when set, stands for Ctrl-C: what is sent on it reaches
+	// the command as a SIGINT would.
+	interrupts chan os.Signal
+	// tty makes stdin a terminal for the command.
+	tty bool
 }
 
 func newHarness(t *testing.T, baseURL string) *harness {
@@ -59,6 +69,88 @@ func (h *harness) run(t *testing.T, args ...string) result {
 	var out, errOut strings.Builder
 	c := newCLI(envMap(h.env), h.stdin, &out, &errOut)
 	c.workDir = func() (string, error) { return h.dir, nil }
+	c.stdinTTY = h.tty
+	if h.interrupts != nil {
+		c.interrupts = func() (<-chan os.Signal, func()) { return h.interrupts, func() {} }
+	}
 	code := c.execute(t.Context(), args)
 	return result{code: code, stdout: out.String(), stderr: errOut.String()}
+}
+
+func (h *harness) home() string { return h.env["MOTEUR_HOME"] }
+
+// store opens the harness's session store as another handle would; it is
+// closed at the test's end.
+func (h *harness) store(t *testing.T) *session.SQLite {
+	t.Helper()
+	return openTestStore(t, session.SQLiteConfig{Path: session.DefaultPath(h.home())})
+}
+
+func openTestStore(t *testing.T, cfg session.SQLiteConfig) *session.SQLite {
+	t.Helper()
+	st, err := session.OpenSQLite(t.Context(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = st.Close() })
+	return st
+}
+
+// load returns the stored events of session id.
+func (h *harness) load(t *testing.T, id string) []event.Event {
+	t.Helper()
+	evs, err := h.store(t).Load(t.Context(), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return evs
+}
+
+// checkSeqs fails unless evs are numbered 1, 2, 3… without gaps.
+func checkSeqs(t *testing.T, evs []event.Event) {
+	t.Helper()
+	for i, e := range evs {
+		if e.Seq != uint64(i+1) {
+			t.Fatalf("stored seqs have a gap or disorder: event %d has seq %d", i, e.Seq)
+		}
+	}
+}
+
+// types lists the types of evs.
+func types(evs []event.Event) []event.Type {
+	out := make([]event.Type, len(evs))
+	for i, e := range evs {
+		out[i] = e.Type
+	}
+	return out
+}
+
+// jsonLines is evs as the store and the transcript encode them.
+func jsonLines(t *testing.T, evs []event.Event) string {
+	t.Helper()
+	var b strings.Builder
+	for _, e := range evs {
+		d, err := json.Marshal(e)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b.Write(d)
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+// readFile returns the content of path, failing the test when it cannot.
+func readFile(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+func (h *harness) auditFile(id string) string { return filepath.Join(h.home(), "audit", id+".jsonl") }
+func (h *harness) transcriptFile(id string) string {
+	return filepath.Join(h.home(), "transcripts", id+".jsonl")
 }

@@ -25,9 +25,13 @@ var sessionIDPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$`)
 
 // checkSessionID rejects an id given with --session that cannot name a log
 // file safely (it would otherwise let "../x" write outside the data dir).
-func checkSessionID(id string) error {
+func checkSessionID(id string) error { return checkID("--session", id) }
+
+// checkID checks a session id given as what (a flag, or "session id" for
+// an argument).
+func checkID(what, id string) error {
 	if !sessionIDPattern.MatchString(id) {
-		return usageErrorf("invalid --session %q: use 1 to 128 letters, digits, '.', '_' or '-', starting with a letter or digit", id)
+		return usageErrorf("invalid %s %q: use 1 to 128 letters, digits, '.', '_' or '-', starting with a letter or digit", what, id)
 	}
 	return nil
 }

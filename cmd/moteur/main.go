@@ -15,11 +15,13 @@ import (
 )
 
 func main() {
-	// The first Ctrl-C cancels the turn, which the engine closes gracefully
-	// (rescue synthesis, TurnCompleted in the log). Once it has been
-	// delivered, default handling comes back so a second Ctrl-C kills the
-	// process if that closing takes too long for the user.
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	// SIGTERM ends the command gracefully: the turn is cancelled, which the
+	// engine closes properly (rescue synthesis, TurnCompleted in the log).
+	// Once it has been delivered, default handling comes back so a second
+	// one kills the process. Ctrl-C (SIGINT) is left to the commands, which
+	// take it through cli.interrupts: run cancels its turn, chat the current
+	// turn only.
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM)
 	go func() {
 		<-ctx.Done()
 		stop()
@@ -27,6 +29,14 @@ func main() {
 	code := execute(ctx, os.Args[1:], os.Getenv, os.Stdin, os.Stdout, os.Stderr)
 	stop()
 	os.Exit(code)
+}
+
+// notifyInterrupts delivers each Ctrl-C (SIGINT) on the channel until stop
+// is called; then Ctrl-C has its default effect again (the process ends).
+func notifyInterrupts() (ch <-chan os.Signal, stop func()) {
+	c := make(chan os.Signal, 1)
+	signal.Notify(c, os.Interrupt)
+	return c, func() { signal.Stop(c) }
 }
 
 // Exit statuses of the contract (DESIGN.md, "Contracts").

@@ -197,14 +197,19 @@ func (r *renderer) setErr(err error) {
 	}
 }
 
-// clean makes model text safe for a terminal: a model that read a hostile
-// file could otherwise send escape sequences that retitle the window, write
-// the clipboard or hide text. Piped output is left exactly as the model
-// wrote it.
+// clean makes model text safe for a terminal (see cleanTerminal); piped
+// output is left exactly as the model wrote it.
 func (r *renderer) clean(s string) string {
 	if !r.tty {
 		return s
 	}
+	return cleanTerminal(s)
+}
+
+// cleanTerminal drops the control characters of s but newlines and tabs: a
+// model that read a hostile file could otherwise send escape sequences that
+// retitle the window, write the clipboard or hide text.
+func cleanTerminal(s string) string {
 	return strings.Map(func(c rune) rune {
 		if c == '\n' || c == '\t' || !unicode.IsControl(c) {
 			return c

@@ -19,18 +19,27 @@ type cli struct {
 	stdin  io.Reader
 	stdout io.Writer
 	stderr io.Writer
+	// stdinTTY reports that stdin is a terminal: a person types there.
+	stdinTTY bool
 
 	// newSessionID names a new session.
 	newSessionID func() (string, error)
 	// workDir is the project root of a run.
 	workDir func() (string, error)
+	// interrupts delivers Ctrl-C to the command from the call until stop
+	// (notifyInterrupts in the process; a channel of the test's in tests).
+	interrupts func() (ch <-chan os.Signal, stop func())
+	// now tells the time (relative dates of sessions list).
+	now func() time.Time
 }
 
 func newCLI(env func(string) string, stdin io.Reader, stdout, stderr io.Writer) *cli {
 	return &cli{
-		env: env, stdin: stdin, stdout: stdout, stderr: stderr,
+		env: env, stdin: stdin, stdout: stdout, stderr: stderr, stdinTTY: isTerminal(stdin),
 		newSessionID: func() (string, error) { return newSessionID(time.Now(), rand.Reader) },
 		workDir:      os.Getwd,
+		interrupts:   notifyInterrupts,
+		now:          time.Now,
 	}
 }
 
@@ -70,8 +79,9 @@ func (c *cli) rootCmd() *cobra.Command {
 		Short: "Run tool-using LLM agents over your project",
 		Long: "moteur runs tool-using LLM agents over a project's files, with an audit log of everything they do.\n\n" +
 			"Model: set MOTEUR_BASE_URL, MOTEUR_MODEL and MOTEUR_API_KEY (any OpenAI-compatible server),\n" +
-			"or OPENAI_BASE_URL and OPENAI_API_KEY. Data (session logs) goes to $MOTEUR_HOME,\n" +
-			"default $XDG_DATA_HOME/moteur.",
+			"or OPENAI_BASE_URL and OPENAI_API_KEY. Data goes to $MOTEUR_HOME, default $XDG_DATA_HOME/moteur:\n" +
+			"moteur.db (the sessions), audit/ (one hash-chained audit log per session, never deleted),\n" +
+			"transcripts/ (each session's events as JSON lines).",
 		// Errors are printed once, by execute, in our own format; cobra
 		// would print them (and the whole usage text) a second time.
 		SilenceErrors: true,
@@ -85,6 +95,6 @@ func (c *cli) rootCmd() *cobra.Command {
 		return &statusError{code: exitUsage, hint: true, err: err}
 	})
 	root.PersistentFlags().StringVar(&g.lang, "lang", "", "language of messages and prompts: fr or en (default $MOTEUR_LANG, else fr)")
-	root.AddCommand(c.runCmd(g), c.versionCmd())
+	root.AddCommand(c.runCmd(g), c.chatCmd(g), c.sessionsCmd(), c.auditCmd(), c.versionCmd())
 	return root
 }

@@ -37,17 +37,21 @@ func (c *cli) runCmd(g *globalFlags) *cobra.Command {
 		Short: "Run one agent turn non-interactively",
 		Long: "Run one agent turn on PROMPT (its words joined with spaces) and print the answer.\n" +
 			"With PROMPT \"-\", or none and standard input not a terminal, the prompt is read from standard input.\n\n" +
+			"With --session ID the turn continues that stored session, even one whose process was killed\n" +
+			"(a tool call left without a result is answered as unfinished); an ID not stored yet starts a\n" +
+			"new session under that id. A session is used by one process at a time.\n\n" +
 			"Exit status: 0 when the turn completed, 1 on an error, 2 on bad usage.",
 		Example: "  moteur run \"what does this project do?\"\n" +
-			"  git diff | moteur run --json -",
+			"  git diff | moteur run --json -\n" +
+			"  moteur run --session s-20260101T120000-0123456789abcdef \"and the tests?\"",
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return failure(c.run(cmd.Context(), g, f, args))
 		},
 	}
 	fl := cmd.Flags()
 	fl.BoolVar(&f.json, "json", false, "print every event as one JSON object per line, and nothing else, on stdout")
-	fl.StringVar(&f.session, "session", "", "session id (default: a new one)")
-	fl.IntVar(&f.maxIterations, "max-iterations", engine.DefaultMaxIterations, "most model rounds in the turn")
+	fl.StringVar(&f.session, "session", "", "session to continue, or to start under this id (default: a new session)")
+	fl.IntVar(&f.maxIterations, "max-iterations", engine.DefaultMaxIterations, "most model rounds in a turn")
 	return cmd
 }
 
@@ -64,31 +68,114 @@ func (c *cli) run(ctx context.Context, g *globalFlags, f *runFlags, args []strin
 	if err != nil {
 		return err
 	}
-	if f.maxIterations < 1 {
-		return usageErrorf("invalid --max-iterations %d: want 1 or more", f.maxIterations)
-	}
-	if f.session != "" {
-		if err := checkSessionID(f.session); err != nil {
-			return err
-		}
+	if err := checkAgentFlags(f.session, f.maxIterations); err != nil {
+		return err
 	}
 	prompt, err := c.prompt(args)
 	if err != nil {
 		return err
 	}
+	a, err := c.openAgent(ctx, lang, f.session, f.maxIterations)
+	if err != nil {
+		return err
+	}
 
+	// Ctrl-C cancels the turn, which the engine closes gracefully (rescue
+	// synthesis, TurnCompleted in the log). Once it has been delivered,
+	// default handling comes back so that a second Ctrl-C kills the process
+	// if that closing takes too long for the user.
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	intr, stopIntr := c.interrupts()
+	go func() {
+		defer stopIntr()
+		select {
+		case <-intr:
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+
+	var v view = newRenderer(c.stdout, c.stderr, isTerminal(c.stdout))
+	if f.json {
+		v = newJSONView(c.stdout)
+	}
+	turnErr, viewErr := runTurn(ctx, a.eng, a.events, a.id, prompt, v)
+	closeErr := a.close()
+	switch {
+	case turnErr != nil && ctx.Err() != nil && errors.Is(turnErr, ctx.Err()):
+		return fmt.Errorf("interrupted: %w", turnErr)
+	case turnErr != nil:
+		return turnErr
+	case closeErr != nil:
+		return fmt.Errorf("session %s: %w", a.id, closeErr)
+	case viewErr != nil:
+		return fmt.Errorf("write output: %w", viewErr)
+	}
+	return nil
+}
+
+// checkAgentFlags checks the flags run and chat share.
+func checkAgentFlags(sessionID string, maxIterations int) error {
+	if maxIterations < 1 {
+		return usageErrorf("invalid --max-iterations %d: want 1 or more", maxIterations)
+	}
+	if sessionID != "" {
+		return checkSessionID(sessionID)
+	}
+	return nil
+}
+
+// extraTools are constructors of tools added to every session's registry
+// after the built-ins. It is the one piece of package state, and it is
+// empty in the moteur binary: only init functions of build-tagged files
+// append to it (testtools.go, tag moteur_testtools, gives the crash test a
+// tool that blocks).
+var extraTools []func() tools.Tool
+
+// newRegistry returns the tools of one session.
+func newRegistry() (*tools.Registry, error) {
+	reg := tools.NewRegistry(tools.Config{})
+	if err := plan.Register(reg); err != nil {
+		return nil, fmt.Errorf("register tools: %w", err)
+	}
+	for _, newTool := range extraTools {
+		if err := reg.Register(newTool()); err != nil {
+			return nil, fmt.Errorf("register tools: %w", err)
+		}
+	}
+	return reg, nil
+}
+
+// agent is an engine wired to one live session: the stored past restored,
+// the session's lease held and its sinks open until close.
+type agent struct {
+	eng *engine.Engine
+	// events is the engine's subscription, taken once for all the turns.
+	events <-chan event.Event
+	ls     *liveSession
+	id     string
+	model  modelConfig
+	// resumed reports that the session had stored events.
+	resumed bool
+}
+
+// openAgent prepares the turns of session sessionID ("" for a new one): the
+// model, the project, the tools, then the session, continued from the store
+// when it exists there.
+func (c *cli) openAgent(ctx context.Context, lang i18n.Lang, sessionID string, maxIterations int) (*agent, error) {
 	model, err := modelFromEnv(c.env)
 	if errors.Is(err, errNoModel) {
-		return configError(errors.New(i18n.T(lang, i18n.NoModelConfigured)))
+		return nil, configError(errors.New(i18n.T(lang, i18n.NoModelConfigured)))
 	}
 	if err != nil {
-		return configError(err)
+		return nil, configError(err)
 	}
 	prov, err := openai.New(openai.Config{
 		Name: model.providerName(), BaseURL: model.BaseURL, APIKey: model.APIKey, Model: model.Model,
 	})
 	if err != nil {
-		return configError(fmt.Errorf("model configuration: %w", err))
+		return nil, configError(fmt.Errorf("model configuration: %w", err))
 	}
 
 	root, err := c.workDir()
@@ -96,77 +183,70 @@ func (c *cli) run(ctx context.Context, g *globalFlags, f *runFlags, args []strin
 		root, err = filepath.Abs(root)
 	}
 	if err != nil {
-		return fmt.Errorf("project root: %w", err)
+		return nil, fmt.Errorf("project root: %w", err)
 	}
 	sysPrompt, instructions, err := systemPrompt(root, lang)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	reg := tools.NewRegistry(tools.Config{})
-	if err := plan.Register(reg); err != nil {
-		return fmt.Errorf("register tools: %w", err)
+	reg, err := newRegistry()
+	if err != nil {
+		return nil, err
 	}
 
-	sessionID := f.session
 	if sessionID == "" {
 		if sessionID, err = c.newSessionID(); err != nil {
-			return err
+			return nil, err
 		}
 	}
 	home, err := dataDir(c.env)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	// The audit log comes last among the preparations, so that a failed
-	// preparation leaves no empty log behind, and before the engine, which
-	// must never run without one.
-	logPath := sessionLogPath(home, sessionID)
-	sink, err := createSessionLog(logPath)
+	// The session comes last among the preparations, so that a failed
+	// preparation leaves nothing behind, and before the engine, which must
+	// never run without its audit log.
+	ls, err := openLiveSession(ctx, home, sessionID)
 	if err != nil {
-		return err
+		return nil, err
 	}
+
 	eng, err := engine.New(engine.Deps{
 		Provider:      prov,
 		Tools:         reg,
-		Sinks:         []event.Sink{sink},
-		MaxIterations: f.maxIterations,
+		Sinks:         ls.sinks(),
+		MaxIterations: maxIterations,
 		SystemPrompt:  sysPrompt,
 		ProjectRoot:   root,
 		Instructions:  instructions,
 		Lang:          lang,
 		ContextWindow: model.ContextWindow,
 	})
+	if err == nil && len(ls.past) > 0 {
+		// Restore only reads the events: a log it refuses gets nothing
+		// appended.
+		if err = eng.Restore(sessionID, ls.past); err != nil {
+			err = fmt.Errorf("cannot continue: %w", err)
+		}
+	}
 	if err != nil {
-		_ = sink.Close()
-		_ = os.Remove(logPath)
-		return err
+		return nil, errors.Join(err, ls.abandon())
 	}
-
-	var v view = newRenderer(c.stdout, c.stderr, isTerminal(c.stdout))
-	if f.json {
-		v = newJSONView(c.stdout)
+	if ls.warning != "" {
+		fmt.Fprintf(c.stderr, "moteur: warning: %s\n", ls.warning)
 	}
-	turnErr, viewErr := runTurn(ctx, eng, sessionID, prompt, v)
-	closeErr := sink.Close()
-	switch {
-	case turnErr != nil && ctx.Err() != nil && errors.Is(turnErr, ctx.Err()):
-		return fmt.Errorf("interrupted: %w", turnErr)
-	case turnErr != nil:
-		return turnErr
-	case closeErr != nil:
-		return fmt.Errorf("close session log: %w", closeErr)
-	case viewErr != nil:
-		return fmt.Errorf("write output: %w", viewErr)
-	}
-	return nil
+	return &agent{eng: eng, events: eng.Subscribe(), ls: ls, id: sessionID, model: model, resumed: len(ls.past) > 0}, nil
 }
+
+// close ends the session's use by this process.
+func (a *agent) close() error { return a.ls.close() }
 
 // prompt is the words of args joined with spaces, or standard input when
 // args is "-", or empty while standard input is not a terminal.
 func (c *cli) prompt(args []string) (string, error) {
 	p := strings.Join(args, " ")
 	dash := len(args) == 1 && args[0] == "-"
-	if dash || len(args) == 0 && c.stdin != nil && !isTerminal(c.stdin) {
+	if dash || len(args) == 0 && c.stdin != nil && !c.stdinTTY {
 		p = ""
 		if c.stdin != nil {
 			b, err := io.ReadAll(io.LimitReader(c.stdin, maxStdinPrompt+1))
@@ -185,11 +265,11 @@ func (c *cli) prompt(args []string) (string, error) {
 	return p, nil
 }
 
-// runTurn submits prompt and renders the turn's events while it runs. The
-// engine's delivery blocks on a full channel, so the view reads in its own
-// goroutine for the whole turn.
-func runTurn(ctx context.Context, eng *engine.Engine, sessionID, prompt string, v view) (turnErr, viewErr error) {
-	events := eng.Subscribe()
+// runTurn submits prompt and renders the turn's events, read from events
+// (the engine's one subscription: a channel nobody reads would block the
+// engine once full), while it runs. The engine's delivery blocks on a full
+// channel, so the view reads in its own goroutine for the whole turn.
+func runTurn(ctx context.Context, eng *engine.Engine, events <-chan event.Event, sessionID, prompt string, v view) (turnErr, viewErr error) {
 	stop := make(chan struct{})
 	done := make(chan error, 1)
 	go func() { done <- pump(events, stop, v) }()

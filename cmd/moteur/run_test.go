@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -15,6 +16,7 @@ import (
 	"github.com/moteur/moteur/event"
 	"github.com/moteur/moteur/llm"
 	"github.com/moteur/moteur/provider/openai/openaitest"
+	"github.com/moteur/moteur/session"
 )
 
 func TestRunJSONPrintsEveryEventAndPairsToolResults(t *testing.T) {
@@ -183,8 +185,8 @@ func TestRunUsageErrors(t *testing.T) {
 			t.Errorf("%v: stdout %q", args, res.stdout)
 		}
 	}
-	if _, err := os.Stat(filepath.Join(h.env["MOTEUR_HOME"], "sessions")); err == nil {
-		t.Errorf("a usage error created the sessions directory")
+	if entries, _ := os.ReadDir(h.home()); len(entries) != 0 {
+		t.Errorf("a usage error wrote to the data directory: %v", entries)
 	}
 }
 
@@ -268,51 +270,44 @@ func TestRunServerErrorExitsOneAndKeepsTheLog(t *testing.T) {
 		t.Errorf("%d requests: a 400 must not be retried", len(srv.Requests()))
 	}
 
-	dir := filepath.Join(h.env["MOTEUR_HOME"], "sessions")
-	entries, err := os.ReadDir(dir)
-	if err != nil || len(entries) != 1 {
-		t.Fatalf("sessions dir: %v, %v; want one log", entries, err)
+	page, err := h.store(t).List(t.Context(), session.ListOptions{})
+	if err != nil || len(page.Sessions) != 1 {
+		t.Fatalf("stored sessions %+v, %v; want one", page.Sessions, err)
 	}
-	name := entries[0].Name()
-	if !regexp.MustCompile(`^s-\d{8}T\d{6}-[0-9a-f]{16}\.jsonl$`).MatchString(name) {
-		t.Errorf("log name %q does not follow s-<time>-<16 hex>.jsonl", name)
+	id := page.Sessions[0].ID
+	if !regexp.MustCompile(`^s-\d{8}T\d{6}-[0-9a-f]{16}$`).MatchString(id) {
+		t.Errorf("session id %q does not follow s-<time>-<16 hex>", id)
 	}
-	if st, _ := os.Stat(dir); st.Mode().Perm() != 0o700 {
-		t.Errorf("sessions dir mode %v, want 0700", st.Mode().Perm())
-	}
-	if st, _ := entries[0].Info(); st.Mode().Perm() != 0o600 {
-		t.Errorf("log mode %v, want 0600", st.Mode().Perm())
-	}
-	evs, err := event.ReadJSONL(filepath.Join(dir, name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var types []event.Type
-	for i, ev := range evs {
-		types = append(types, ev.Type)
-		if ev.Seq != uint64(i+1) || ev.Ephemeral {
-			t.Errorf("log event %d: seq %d ephemeral %v", i, ev.Seq, ev.Ephemeral)
-		}
-		if ev.SessionID != strings.TrimSuffix(name, ".jsonl") {
-			t.Errorf("log event %d: session %q", i, ev.SessionID)
-		}
-	}
+	evs := h.load(t, id)
+	checkSeqs(t, evs)
 	want := []event.Type{event.SessionStarted, event.UserMessage, event.Error, event.TurnCompleted}
-	if !slices.Equal(types, want) {
-		t.Errorf("logged %v, want %v", types, want)
+	if got := types(evs); !slices.Equal(got, want) {
+		t.Errorf("stored %v, want %v", got, want)
+	}
+	for _, p := range []string{filepath.Join(h.home(), "audit"), filepath.Join(h.home(), "transcripts")} {
+		if st, err := os.Stat(p); err != nil || st.Mode().Perm() != 0o700 {
+			t.Errorf("%s: %v, mode %v; want a 0700 directory", p, err, st.Mode().Perm())
+		}
+	}
+	for _, p := range []string{session.DefaultPath(h.home()), h.auditFile(id), h.transcriptFile(id)} {
+		if st, err := os.Stat(p); err != nil || st.Mode().Perm() != 0o600 {
+			t.Errorf("%s: %v; want a 0600 file", p, err)
+		}
+	}
+	if got := readFile(t, h.transcriptFile(id)); got != jsonLines(t, evs) {
+		t.Errorf("transcript:\n%s\nwant the stored events:\n%s", got, jsonLines(t, evs))
+	}
+	if n, err := event.VerifyAuditFile(h.auditFile(id)); err != nil || n != len(evs) {
+		t.Errorf("audit log: %d records, %v; want %d", n, err, len(evs))
 	}
 }
 
-func TestRunLogHoldsPersistedEventsOfJSONOutput(t *testing.T) {
+func TestRunStoresThePersistedEventsOfJSONOutput(t *testing.T) {
 	srv := openaitest.NewServer(t, toolThenAnswer("done")...)
 	h := newHarness(t, srv.BaseURL())
 	res := h.run(t, "run", "--json", "--session", "s-log", "hi")
 	if res.code != 0 {
 		t.Fatalf("exit %d, stderr:\n%s", res.code, res.stderr)
-	}
-	logged, err := os.ReadFile(filepath.Join(h.env["MOTEUR_HOME"], "sessions", "s-log.jsonl"))
-	if err != nil {
-		t.Fatal(err)
 	}
 	var persisted []string
 	for _, line := range strings.SplitAfter(res.stdout, "\n") {
@@ -320,41 +315,39 @@ func TestRunLogHoldsPersistedEventsOfJSONOutput(t *testing.T) {
 			persisted = append(persisted, line)
 		}
 	}
-	if got := string(logged); got != strings.Join(persisted, "") {
-		t.Errorf("log:\n%s\nwant the persisted lines of stdout:\n%s", got, strings.Join(persisted, ""))
+	if got := readFile(t, h.transcriptFile("s-log")); got != strings.Join(persisted, "") {
+		t.Errorf("transcript:\n%s\nwant the persisted lines of stdout:\n%s", got, strings.Join(persisted, ""))
 	}
-}
-
-func TestRunRefusesToAppendToAnExistingSession(t *testing.T) {
-	srv := openaitest.NewServer(t, openaitest.Answer("ok"))
-	h := newHarness(t, srv.BaseURL())
-	if res := h.run(t, "run", "--session", "s-twice", "hi"); res.code != 0 {
-		t.Fatalf("first run: exit %d: %s", res.code, res.stderr)
-	}
-	res := h.run(t, "run", "--session", "s-twice", "again")
-	if res.code != 1 || !strings.Contains(res.stderr, "already exists") {
-		t.Errorf("second run: exit %d, stderr %q; want 1 and 'already exists'", res.code, res.stderr)
-	}
-	if n := len(srv.Requests()); n != 1 {
-		t.Errorf("%d requests, want 1: the second run must not reach the model", n)
+	if got := jsonLines(t, h.load(t, "s-log")); got != strings.Join(persisted, "") {
+		t.Errorf("store:\n%s\nwant the persisted lines of stdout:\n%s", got, strings.Join(persisted, ""))
 	}
 }
 
 func TestRunFailsWithoutAnAuditLog(t *testing.T) {
-	srv := openaitest.NewServer(t)
+	srv := openaitest.NewServer(t, openaitest.Answer("ok"))
 	h := newHarness(t, srv.BaseURL())
-	// A file where the data directory should be: the log cannot be made.
-	blocker := filepath.Join(t.TempDir(), "file")
+	// A file where the audit directory should be: the log cannot be made.
+	blocker := filepath.Join(h.home(), "audit")
 	if err := os.WriteFile(blocker, nil, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	h.env["MOTEUR_HOME"] = blocker
-	res := h.run(t, "run", "hi")
-	if res.code != 1 || !strings.Contains(res.stderr, "session log") {
-		t.Errorf("exit %d, stderr %q; want 1 and a message about the session log", res.code, res.stderr)
+	res := h.run(t, "run", "--session", "s-noaudit", "hi")
+	if res.code != 1 || !strings.Contains(res.stderr, "audit log") {
+		t.Errorf("exit %d, stderr %q; want 1 and a message about the audit log", res.code, res.stderr)
 	}
 	if n := len(srv.Requests()); n != 0 {
 		t.Errorf("%d requests sent without an audit log", n)
+	}
+	if _, err := h.store(t).Info(t.Context(), "s-noaudit"); !errors.Is(err, session.ErrNotFound) {
+		t.Errorf("session stored without an audit log: %v", err)
+	}
+	// The lease was given back: once the audit log can be made, the
+	// session runs.
+	if err := os.Remove(blocker); err != nil {
+		t.Fatal(err)
+	}
+	if res := h.run(t, "run", "--session", "s-noaudit", "hi"); res.code != 0 {
+		t.Errorf("second run: exit %d, stderr %q", res.code, res.stderr)
 	}
 }
 
@@ -440,5 +433,27 @@ func TestPumpShowsEventsStillBufferedAtTheEnd(t *testing.T) {
 		if ev.Seq != uint64(i+1) {
 			t.Fatalf("event %d has seq %d: order lost", i, ev.Seq)
 		}
+	}
+}
+
+func TestRunCtrlCCancelsTheTurn(t *testing.T) {
+	h := newHarness(t, "")
+	h.interrupts = make(chan os.Signal, 1)
+	srv := openaitest.NewServer(t, func(_ http.ResponseWriter, r *http.Request) {
+		h.interrupts <- os.Interrupt
+		<-r.Context().Done()
+	})
+	h.env["MOTEUR_BASE_URL"] = srv.BaseURL()
+	res := h.run(t, "run", "--session", "s-ctrlc", "hi")
+	if res.code != 1 || !strings.Contains(res.stderr, "interrupted") {
+		t.Fatalf("exit %d, stderr %q; want 1 and 'interrupted'", res.code, res.stderr)
+	}
+	evs := h.load(t, "s-ctrlc")
+	if p, ok := evs[len(evs)-1].Payload.(event.TurnCompletedPayload); !ok || p.Reason != event.StopCancelled {
+		t.Errorf("last stored event %+v, want TurnCompleted cancelled", evs[len(evs)-1])
+	}
+	// The lease was released on the way out: the session goes on.
+	if _, err := h.store(t).Acquire(t.Context(), "s-ctrlc"); err != nil {
+		t.Errorf("lease still held: %v", err)
 	}
 }

@@ -32,7 +32,7 @@ func TestHelpListsCommands(t *testing.T) {
 	if code := execute(t.Context(), []string{"--help"}, envMap(nil), nil, &out, &errOut); code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut.String())
 	}
-	for _, w := range []string{"run", "version", "--lang"} {
+	for _, w := range []string{"run", "chat", "sessions", "audit", "version", "--lang"} {
 		if !strings.Contains(out.String(), w) {
 			t.Errorf("help lacks %q:\n%s", w, out.String())
 		}

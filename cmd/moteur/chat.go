@@ -1,0 +1,237 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/moteur/moteur/engine"
+)
+
+type chatFlags struct {
+	session       string
+	maxIterations int
+}
+
+func (c *cli) chatCmd(g *globalFlags) *cobra.Command {
+	f := &chatFlags{}
+	cmd := &cobra.Command{
+		Use:   "chat [flags]",
+		Short: "Talk with an agent, turn after turn",
+		Long: "Talk with an agent in the terminal: each line is a prompt, answered like moteur run answers it.\n" +
+			"End a line with \\ to continue the prompt on the next one.\n\n" +
+			"Ctrl-C during a turn stops that turn only; Ctrl-C at the prompt, Ctrl-D, /exit or /quit ends the chat.\n" +
+			"/session prints the session id, /help the commands.\n\n" +
+			"With --session ID the chat continues that stored session (see moteur run --help).\n" +
+			"With standard input not a terminal, prompts are read from it line by line and the first\n" +
+			"turn that fails ends the chat with exit status 1.",
+		Example: "  moteur chat\n" +
+			"  moteur chat --session s-20260101T120000-0123456789abcdef",
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return failure(c.chat(cmd.Context(), g, f))
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&f.session, "session", "", "session to continue, or to start under this id (default: a new session)")
+	fl.IntVar(&f.maxIterations, "max-iterations", engine.DefaultMaxIterations, "most model rounds in a turn")
+	return cmd
+}
+
+// Prompts of the chat, written to stderr when standard input is a terminal.
+const (
+	chatPrompt     = "› "
+	chatContinued  = "… "
+	chatCommands   = "/exit or /quit ends the chat, /session prints the session id, /help prints this"
+	chatLineEscape = `\`
+)
+
+func (c *cli) chat(ctx context.Context, g *globalFlags, f *chatFlags) (err error) {
+	lang, err := resolveLang(g.lang, c.env)
+	if err != nil {
+		return err
+	}
+	if err := checkAgentFlags(f.session, f.maxIterations); err != nil {
+		return err
+	}
+	a, err := c.openAgent(ctx, lang, f.session, f.maxIterations)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if cerr := a.close(); cerr != nil && err == nil {
+			err = fmt.Errorf("session %s: %w", a.id, cerr)
+		}
+	}()
+
+	interactive := c.stdinTTY
+	header := fmt.Sprintf("moteur chat · session %s · model %s", a.id, a.model.Model)
+	if a.resumed {
+		header += fmt.Sprintf(" · continued (%d events)", len(a.ls.past))
+	}
+	if interactive {
+		header += " · /exit to quit"
+	}
+	if _, err := fmt.Fprintln(c.stderr, header); err != nil {
+		return err
+	}
+
+	lines := readLines(c.stdin)
+	defer lines.stop()
+	for {
+		prompt, ok, err := c.readPrompt(ctx, lines, interactive)
+		if err != nil || !ok {
+			return err
+		}
+		switch strings.TrimSpace(prompt) {
+		case "":
+			continue
+		case "/exit", "/quit":
+			return nil
+		case "/session":
+			if _, err := fmt.Fprintln(c.stdout, a.id); err != nil {
+				return err
+			}
+			continue
+		case "/help":
+			if _, err := fmt.Fprintln(c.stderr, chatCommands); err != nil {
+				return err
+			}
+			continue
+		}
+		if cmd := strings.TrimSpace(prompt); strings.HasPrefix(cmd, "/") && !strings.ContainsAny(cmd, " \t\n") {
+			fmt.Fprintf(c.stderr, "moteur: unknown command %s (%s)\n", oneLine(cmd, 40), chatCommands)
+			continue
+		}
+		if err := c.chatTurn(ctx, a, prompt); err != nil {
+			// The audit log failed: the engine refuses every turn from
+			// now on. A script's failed turn ends its chat.
+			if errors.Is(err, engine.ErrAuditFailure) || !interactive || ctx.Err() != nil {
+				return err
+			}
+			fmt.Fprintf(c.stderr, "moteur: %v\n", err)
+		}
+	}
+}
+
+// readPrompt reads the next prompt: a line, joined to the following ones
+// while it ends with a backslash. ok is false when the chat ends: end of
+// input, Ctrl-C at the prompt, or ctx done. Ctrl-C while a continued prompt
+// is being typed drops that prompt instead.
+func (c *cli) readPrompt(ctx context.Context, lines *lineReader, interactive bool) (prompt string, ok bool, err error) {
+	intr, stopIntr := c.interrupts()
+	defer stopIntr()
+	var parts []string
+	for {
+		if interactive {
+			p := chatPrompt
+			if len(parts) > 0 {
+				p = chatContinued
+			}
+			if _, err := io.WriteString(c.stderr, p); err != nil {
+				return "", false, err
+			}
+		}
+		select {
+		case line, open := <-lines.lines:
+			if !open {
+				if interactive {
+					fmt.Fprintln(c.stderr)
+				}
+				if lines.err != nil {
+					return "", false, fmt.Errorf("read standard input: %w", lines.err)
+				}
+				// End of input: a prompt still being continued is sent.
+				return strings.Join(parts, "\n"), len(parts) > 0, nil
+			}
+			if rest, cont := strings.CutSuffix(line, chatLineEscape); cont {
+				parts = append(parts, rest)
+				continue
+			}
+			return strings.Join(append(parts, line), "\n"), true, nil
+		case <-intr:
+			fmt.Fprintln(c.stderr)
+			if len(parts) == 0 {
+				return "", false, nil
+			}
+			parts = nil
+		case <-ctx.Done():
+			return "", false, nil
+		}
+	}
+}
+
+// chatTurn runs one turn of the chat. Ctrl-C during the turn cancels it:
+// the engine closes it (rescue synthesis, TurnCompleted in the log) and the
+// chat goes on; a second Ctrl-C while it closes kills the process, as in
+// moteur run. An interrupted turn is not an error.
+func (c *cli) chatTurn(ctx context.Context, a *agent, prompt string) error {
+	tctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	intr, stopIntr := c.interrupts()
+	watched := make(chan struct{})
+	go func() {
+		defer close(watched)
+		defer stopIntr()
+		select {
+		case <-intr:
+			cancel()
+		case <-tctx.Done():
+		}
+	}()
+	v := newRenderer(c.stdout, c.stderr, isTerminal(c.stdout))
+	turnErr, viewErr := runTurn(tctx, a.eng, a.events, a.id, prompt, v)
+	cancel()
+	<-watched
+	switch {
+	case turnErr != nil && ctx.Err() != nil:
+		return fmt.Errorf("interrupted: %w", turnErr)
+	case turnErr != nil && tctx.Err() != nil && errors.Is(turnErr, tctx.Err()):
+		_, err := fmt.Fprintln(c.stderr, "moteur: turn interrupted")
+		return err
+	case turnErr != nil:
+		return turnErr
+	case viewErr != nil:
+		return fmt.Errorf("write output: %w", viewErr)
+	}
+	return nil
+}
+
+// lineReader reads standard input line by line in its own goroutine, so that
+// the chat can wait for a line and for Ctrl-C at once.
+type lineReader struct {
+	lines chan string
+	// err is the read error, if any, once lines is closed.
+	err  error
+	done chan struct{}
+}
+
+func readLines(r io.Reader) *lineReader {
+	lr := &lineReader{lines: make(chan string), done: make(chan struct{})}
+	go func() {
+		defer close(lr.lines)
+		if r == nil {
+			return
+		}
+		sc := bufio.NewScanner(r)
+		sc.Buffer(make([]byte, 0, 64<<10), maxStdinPrompt)
+		for sc.Scan() {
+			select {
+			case lr.lines <- strings.TrimSuffix(sc.Text(), "\r"):
+			case <-lr.done:
+				return
+			}
+		}
+		lr.err = sc.Err()
+	}()
+	return lr
+}
+
+// stop lets the reading goroutine end (a read already blocked on a terminal
+// ends with the process).
+func (lr *lineReader) stop() { close(lr.done) }

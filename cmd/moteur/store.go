@@ -1,0 +1,243 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/moteur/moteur/event"
+	"github.com/moteur/moteur/session"
+)
+
+// The data directory ($MOTEUR_HOME) holds:
+//
+//	moteur.db                    the session store (SQLite)
+//	audit/<session>.jsonl        each session's hash-chained audit log; the
+//	                             session's lease makes this process its only
+//	                             writer; never deleted by moteur
+//	transcripts/<session>.jsonl  each session's persisted events as plain
+//	                             JSON lines (what hooks read); a copy of the
+//	                             store, rebuilt from it when it lags behind,
+//	                             so it is not fsynced
+//
+// Directories are 0700 and files 0600: they hold everything the agents read
+// and said.
+
+func auditDir(home string) string { return filepath.Join(home, "audit") }
+
+func auditPath(home, sessionID string) string {
+	return filepath.Join(auditDir(home), sessionID+".jsonl")
+}
+
+func transcriptPath(home, sessionID string) string {
+	return filepath.Join(home, "transcripts", sessionID+".jsonl")
+}
+
+// openStore opens the session store of home, creating it if needed. The
+// store's errors name the database file.
+func openStore(ctx context.Context, home string) (*session.SQLite, error) {
+	st, err := session.OpenSQLite(ctx, session.SQLiteConfig{Path: session.DefaultPath(home)})
+	if err != nil {
+		return nil, fmt.Errorf("session store: %w", err)
+	}
+	return st, nil
+}
+
+// openExistingStore is openStore for the commands that only read or remove:
+// where there is no database yet nothing is stored, so it returns a nil
+// store rather than creating one.
+func openExistingStore(ctx context.Context, home string) (*session.SQLite, error) {
+	if _, err := os.Stat(session.DefaultPath(home)); errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	return openStore(ctx, home)
+}
+
+// errSessionNotFound is the message for an id the store does not know.
+func errSessionNotFound(id string) error {
+	return fmt.Errorf("session %s not found", id)
+}
+
+// storeSink persists the engine's events in the store. It is the second
+// sink: the audit log has the event first.
+type storeSink struct{ store session.Store }
+
+func (s storeSink) Write(ctx context.Context, e event.Event) error { return s.store.Append(ctx, e) }
+
+// liveSession is a session opened for new turns by this process: the store,
+// the session's lease (held until close), the events stored before and the
+// sinks of the new ones.
+type liveSession struct {
+	id         string
+	store      *session.SQLite
+	lease      session.Lease
+	past       []event.Event
+	audit      *event.AuditSink
+	auditNew   bool // this process created the audit log
+	auditFile  string
+	transcript *event.JSONLSink
+	// warning is something the user should know before the turn runs.
+	warning string
+}
+
+// openLiveSession opens session id for turns in home: it takes the lease,
+// so that no other process writes the session meanwhile, loads its stored
+// events (none for a new session), and opens its audit log and transcript.
+// Nothing is written to the session yet.
+func openLiveSession(ctx context.Context, home, id string) (_ *liveSession, err error) {
+	st, err := openStore(ctx, home)
+	if err != nil {
+		return nil, err
+	}
+	ls := &liveSession{id: id, store: st, auditFile: auditPath(home, id)}
+	defer func() {
+		if err != nil {
+			err = errors.Join(err, ls.abandon())
+		}
+	}()
+	// The lease before anything is read: what is loaded is then what the
+	// next Append continues.
+	if ls.lease, err = st.Acquire(ctx, id); err != nil {
+		return nil, err
+	}
+	ls.past, err = st.Load(ctx, id)
+	if errors.Is(err, session.ErrNotFound) {
+		ls.past, err = nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	if _, err := os.Stat(ls.auditFile); errors.Is(err, fs.ErrNotExist) {
+		ls.auditNew = true
+		// A fork's copied events are in its source's audit log; any other
+		// stored session should have one.
+		if len(ls.past) > 0 {
+			info, err := st.Info(ctx, id)
+			if err != nil {
+				return nil, err
+			}
+			if info.ParentID == "" {
+				ls.warning = fmt.Sprintf("session %s has %d stored events but no audit log at %s: a new log starts with the next event",
+					id, len(ls.past), ls.auditFile)
+			}
+		}
+	}
+	// OpenAudit refuses a log whose last record is torn or does not
+	// verify: nothing is chained after a broken chain. Every record is
+	// fsynced: the store fsyncs every event, and the audit log, written
+	// first, must not be the one a power loss cuts shorter.
+	if ls.audit, err = event.OpenAudit(event.AuditConfig{Path: ls.auditFile, SyncEvery: true}); err != nil {
+		return nil, fmt.Errorf("session %s: %w", id, err)
+	}
+	tpath := transcriptPath(home, id)
+	if err := syncTranscript(tpath, ls.past); err != nil {
+		return nil, fmt.Errorf("session %s: transcript: %w", id, err)
+	}
+	if ls.transcript, err = event.OpenJSONL(event.JSONLConfig{Path: tpath}); err != nil {
+		return nil, fmt.Errorf("session %s: transcript: %w", id, err)
+	}
+	return ls, nil
+}
+
+// sinks are the engine's sinks, the audit log first (DESIGN.md): nothing
+// reaches the store or the transcript that the audit log did not record.
+func (ls *liveSession) sinks() []event.Sink {
+	return []event.Sink{ls.audit, storeSink{ls.store}, ls.transcript}
+}
+
+// close closes the sinks, releases the lease and closes the store.
+func (ls *liveSession) close() error {
+	var errs []error
+	if ls.transcript != nil {
+		if err := ls.transcript.Close(); err != nil {
+			errs = append(errs, fmt.Errorf("close transcript: %w", err))
+		}
+	}
+	if ls.audit != nil {
+		if err := ls.audit.Close(); err != nil {
+			errs = append(errs, fmt.Errorf("close audit log: %w", err))
+		}
+	}
+	if ls.lease != nil {
+		if err := ls.lease.Release(); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if err := ls.store.Close(); err != nil {
+		errs = append(errs, err)
+	}
+	return errors.Join(errs...)
+}
+
+// abandon closes a session to which nothing was written, removing the audit
+// log this process created for it (it holds no record).
+func (ls *liveSession) abandon() error {
+	err := ls.close()
+	if ls.auditNew {
+		if st, serr := os.Stat(ls.auditFile); serr == nil && st.Size() == 0 {
+			_ = os.Remove(ls.auditFile)
+		}
+	}
+	return err
+}
+
+// syncTranscript makes the transcript at path hold exactly the stored
+// events before new ones are appended to it. It is written after the store,
+// so a crash can leave it behind (an event, a torn line); it is also a plain
+// file anyone may edit. When its size is not that of the stored events'
+// encoding it is rewritten from them, atomically (a temporary file renamed
+// over it).
+func syncTranscript(path string, past []event.Event) error {
+	var want bytes.Buffer
+	for _, e := range past {
+		b, err := json.Marshal(e)
+		if err != nil {
+			return fmt.Errorf("encode event %d: %w", e.Seq, err)
+		}
+		want.Write(b)
+		want.WriteByte('\n')
+	}
+	st, err := os.Stat(path)
+	switch {
+	case err == nil && st.Size() == int64(want.Len()):
+		return nil
+	case err != nil && !errors.Is(err, fs.ErrNotExist):
+		return err
+	case err != nil && want.Len() == 0:
+		// New session: OpenJSONL creates the file.
+		return os.MkdirAll(filepath.Dir(path), 0o700)
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return err
+	}
+	return writeFileAtomic(path, want.Bytes())
+}
+
+// writeFileAtomic replaces path with data (mode 0600): readers see the old
+// content or the new, never a mix.
+func writeFileAtomic(path string, data []byte) error {
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
+	if err != nil {
+		return err
+	}
+	tmp := f.Name()
+	_, err = f.Write(data)
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp, path)
+	}
+	if err != nil {
+		_ = os.Remove(tmp)
+	}
+	return err
+}

@@ -1,0 +1,43 @@
+package main
+
+import (
+	"os"
+	"testing"
+
+	"github.com/moteur/moteur/event"
+	"github.com/moteur/moteur/session"
+)
+
+func TestLiveSessionSinksAuditFirstAndReleasesTheLease(t *testing.T) {
+	home := t.TempDir()
+	ls, err := openLiveSession(t.Context(), home, "s-live")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sinks := ls.sinks()
+	if len(sinks) != 3 {
+		t.Fatalf("%d sinks, want audit, store, transcript", len(sinks))
+	}
+	if _, ok := sinks[0].(*event.AuditSink); !ok {
+		t.Errorf("sink 0 is %T, want the audit log: nothing is stored that it did not record", sinks[0])
+	}
+	if _, ok := sinks[1].(storeSink); !ok {
+		t.Errorf("sink 1 is %T, want the store", sinks[1])
+	}
+	if _, ok := sinks[2].(*event.JSONLSink); !ok {
+		t.Errorf("sink 2 is %T, want the transcript", sinks[2])
+	}
+	// Another live process is refused while this one holds the session.
+	other := openTestStore(t, session.SQLiteConfig{Path: session.DefaultPath(home), PID: os.Getppid()})
+	if _, err := other.Acquire(t.Context(), "s-live"); err == nil {
+		t.Fatal("another process acquired a session in use")
+	}
+	if err := ls.close(); err != nil {
+		t.Fatal(err)
+	}
+	l, err := other.Acquire(t.Context(), "s-live")
+	if err != nil {
+		t.Fatalf("lease not released by close: %v", err)
+	}
+	_ = l.Release()
+}

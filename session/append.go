@@ -1,0 +1,83 @@
+package session
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+
+	"github.com/moteur/moteur/event"
+)
+
+// Append stores events of one session in one transaction (see Store).
+func (s *SQLite) Append(ctx context.Context, events ...event.Event) error {
+	if len(events) == 0 {
+		return nil
+	}
+	b, err := checkBatch(events)
+	if err != nil {
+		return err
+	}
+	id := b.sessionID
+	what := fmt.Sprintf("session %s: append", id)
+	tx, err := s.w.BeginTx(ctx, nil) // BEGIN IMMEDIATE
+	if err != nil {
+		return s.dbErr(what, err)
+	}
+	defer tx.Rollback()
+	if err := s.checkLease(ctx, tx, id); err != nil {
+		return err
+	}
+	var sum summary
+	var created, updated int64
+	exists := true
+	err = s.txStmt(ctx, tx, qSelectHead).QueryRowContext(ctx, id).
+		Scan(&sum.Title, &sum.ProjectRoot, &created, &updated, &sum.LastSeq, &sum.Events)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		exists = false
+	case err != nil:
+		return s.dbErr(what, err)
+	}
+	sum.Created, sum.Updated = fromNanos(created), fromNanos(updated)
+	if b.first != sum.LastSeq+1 {
+		return seqConflict(id, sum.LastSeq+1, b.first)
+	}
+	for i, e := range b.events {
+		sum.add(e, b.data[i])
+	}
+	if exists {
+		_, err = s.txStmt(ctx, tx, qUpdateHead).ExecContext(ctx,
+			sum.Title, sum.ProjectRoot, nanos(sum.Updated), sum.LastSeq, sum.Events, id)
+	} else {
+		err = s.insertSession(ctx, tx, id, sum, "", "", 0)
+	}
+	if err != nil {
+		return s.dbErr(what, err)
+	}
+	if err := s.insertEvents(ctx, tx, id, b.events, b.data); err != nil {
+		return s.dbErr(what, err)
+	}
+	if err := tx.Commit(); err != nil {
+		return s.dbErr(what, err)
+	}
+	return nil
+}
+
+func (s *SQLite) insertSession(ctx context.Context, tx *sql.Tx, id string, sum summary, agent, parent string, forkSeq uint64) error {
+	_, err := s.txStmt(ctx, tx, qInsertHead).ExecContext(ctx, id, sum.Title, sum.ProjectRoot, agent, parent, forkSeq,
+		nanos(sum.Created), nanos(sum.Updated), sum.LastSeq, sum.Events)
+	return err
+}
+
+// insertEvents inserts rows that are known to be new: an event row is never
+// updated.
+func (s *SQLite) insertEvents(ctx context.Context, tx *sql.Tx, id string, events []event.Event, data [][]byte) error {
+	st := s.txStmt(ctx, tx, qInsertEvent)
+	for i, e := range events {
+		if _, err := st.ExecContext(ctx, id, e.Seq, string(e.Type), nanos(e.Time), string(data[i])); err != nil {
+			return fmt.Errorf("event seq %d: %w", e.Seq, err)
+		}
+	}
+	return nil
+}

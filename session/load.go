@@ -1,0 +1,153 @@
+package session
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"runtime"
+	"sync"
+
+	"github.com/moteur/moteur/event"
+)
+
+// Load returns a session's events in seq order.
+func (s *SQLite) Load(ctx context.Context, sessionID string) ([]event.Event, error) {
+	return s.LoadFrom(ctx, sessionID, 0)
+}
+
+// LoadFrom returns a session's events with Seq > after, in seq order.
+func (s *SQLite) LoadFrom(ctx context.Context, sessionID string, after uint64) ([]event.Event, error) {
+	what := fmt.Sprintf("session %s: load", sessionID)
+	// One read transaction: the count and the rows are of one snapshot.
+	tx, err := s.r.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		return nil, s.dbErr(what, err)
+	}
+	defer tx.Rollback()
+	var last uint64
+	if err := tx.QueryRowContext(ctx, `SELECT last_seq FROM sessions WHERE id = ?`, sessionID).Scan(&last); err != nil {
+		if errors.Is(err, sql.ErrNoRows) {
+			return nil, fmt.Errorf("session %s: %w", sessionID, ErrNotFound)
+		}
+		return nil, s.dbErr(what, err)
+	}
+	if after >= last {
+		return []event.Event{}, nil
+	}
+	rows, err := tx.QueryContext(ctx, `SELECT seq, data FROM events WHERE session_id = ? AND seq > ? ORDER BY seq`,
+		sessionID, after)
+	if err != nil {
+		return nil, s.dbErr(what, err)
+	}
+	defer rows.Close()
+	// Copy the rows out first, then decode them (in parallel when there
+	// are many): decoding is most of the cost of a Load.
+	seqs := make([]uint64, 0, last-after)
+	datas := make([][]byte, 0, last-after)
+	var block []byte // rows are copied into blocks of blockSize
+	for rows.Next() {
+		var seq uint64
+		var data sql.RawBytes
+		if err := rows.Scan(&seq, &data); err != nil {
+			return nil, s.dbErr(what, err)
+		}
+		if len(block)+len(data) > cap(block) {
+			block = make([]byte, 0, max(blockSize, len(data)))
+		}
+		start := len(block)
+		block = append(block, data...)
+		seqs = append(seqs, seq)
+		datas = append(datas, block[start:len(block):len(block)])
+	}
+	if err := rows.Err(); err != nil {
+		return nil, s.dbErr(what, err)
+	}
+	for i, seq := range seqs {
+		if want := after + 1 + uint64(i); seq != want {
+			return nil, fmt.Errorf("session %s: stored events jump from seq %d to %d: the log has a gap", sessionID, want-1, seq)
+		}
+	}
+	if uint64(len(seqs)) != last-after {
+		return nil, fmt.Errorf("session %s: %d events stored after seq %d, the session ends at seq %d", sessionID, len(seqs), after, last)
+	}
+	return decodeAll(sessionID, seqs, datas)
+}
+
+// blockSize is the size of the blocks LoadFrom copies rows into: few
+// allocations, none of them growing.
+const blockSize = 256 << 10
+
+// parallelDecode is the number of events from which decodeAll uses every
+// CPU.
+const parallelDecode = 256
+
+// decodeAll decodes stored events. An error names the lowest seq that does
+// not decode.
+func decodeAll(sessionID string, seqs []uint64, datas [][]byte) ([]event.Event, error) {
+	out := make([]event.Event, len(seqs))
+	errs := make([]error, len(seqs))
+	decode := func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			out[i], errs[i] = decodeStored(sessionID, seqs[i], datas[i])
+		}
+	}
+	workers := min(runtime.GOMAXPROCS(0), len(seqs)/parallelDecode)
+	if workers <= 1 {
+		decode(0, len(seqs))
+	} else {
+		var wg sync.WaitGroup
+		chunk := (len(seqs) + workers - 1) / workers
+		for lo := 0; lo < len(seqs); lo += chunk {
+			wg.Go(func() { decode(lo, min(lo+chunk, len(seqs))) })
+		}
+		wg.Wait()
+	}
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// decodeStored decodes a stored event and checks that it is the row it is
+// stored as.
+func decodeStored(sessionID string, seq uint64, data []byte) (event.Event, error) {
+	// event.Decode is json.Unmarshal into an Event: a first pass that
+	// validates the bytes, then Event.UnmarshalJSON, which validates them
+	// again. Calling UnmarshalJSON alone saves the first pass, and fails
+	// on the same inputs.
+	var e event.Event
+	if err := e.UnmarshalJSON(data); err != nil {
+		return e, fmt.Errorf("session %s: stored event seq %d does not decode: %w", sessionID, seq, err)
+	}
+	if e.Seq != seq || e.SessionID != sessionID {
+		return e, fmt.Errorf("session %s: stored event seq %d reads as session %q seq %d", sessionID, seq, e.SessionID, e.Seq)
+	}
+	return e, nil
+}
+
+// Info describes a session.
+func (s *SQLite) Info(ctx context.Context, sessionID string) (Info, error) {
+	row := s.r.QueryRowContext(ctx, `SELECT `+infoColumns+` FROM sessions WHERE id = ?`, sessionID)
+	info, err := scanInfo(row)
+	if errors.Is(err, sql.ErrNoRows) {
+		return Info{}, fmt.Errorf("session %s: %w", sessionID, ErrNotFound)
+	}
+	if err != nil {
+		return Info{}, s.dbErr(fmt.Sprintf("session %s: info", sessionID), err)
+	}
+	return info, nil
+}
+
+const infoColumns = `id, title, project_root, agent, parent_id, fork_seq, created_at, updated_at, events, last_seq`
+
+// scanInfo reads the infoColumns of a row.
+func scanInfo(row interface{ Scan(...any) error }) (Info, error) {
+	var i Info
+	var created, updated int64
+	err := row.Scan(&i.ID, &i.Title, &i.ProjectRoot, &i.Agent, &i.ParentID, &i.ForkSeq, &created, &updated, &i.Events, &i.LastSeq)
+	i.Created, i.Updated = fromNanos(created), fromNanos(updated)
+	return i, err
+}
