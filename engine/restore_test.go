@@ -3,6 +3,7 @@ package engine
 import (
 	"encoding/json"
 	"errors"
+	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -321,11 +322,13 @@ func TestRestoreMatchesLiveHistory(t *testing.T) {
 }
 
 // TestRestoreCommittedLogs restores the session logs committed by earlier
-// versions: each must still restore and continue.
+// versions (event/testdata/compat): each must restore, continue, and send
+// the model exactly the history pinned beside it in testdata/compat, in
+// every later version.
 func TestRestoreCommittedLogs(t *testing.T) {
 	paths, _ := filepath.Glob(filepath.Join("..", "event", "testdata", "compat", "*.jsonl"))
-	if len(paths) == 0 {
-		t.Fatal("no committed session logs found")
+	if len(paths) < 2 {
+		t.Fatalf("committed session logs missing: %v", paths)
 	}
 	for _, p := range paths {
 		log, err := event.ReadJSONL(p)
@@ -340,8 +343,22 @@ func TestRestoreCommittedLogs(t *testing.T) {
 		if err := h.e.Submit(t.Context(), id, "encore"); err != nil {
 			t.Fatalf("%s: %v", p, err)
 		}
-		if n := len(h.p.Requests()[0].Messages); n < 5 {
-			t.Errorf("%s: restored history too short (%d messages)", p, n)
+		got, err := json.MarshalIndent(h.p.Requests()[0].Messages, "", "  ")
+		if err != nil {
+			t.Fatal(err)
+		}
+		golden := filepath.Join("testdata", "compat", strings.TrimSuffix(filepath.Base(p), ".jsonl")+".history.json")
+		if *update {
+			if err := os.WriteFile(golden, got, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		want, err := os.ReadFile(golden)
+		if err != nil {
+			t.Fatalf("%v (create it with -update, after checking the history by eye)", err)
+		}
+		if string(got) != string(want) {
+			t.Errorf("%s restores to a different history than %s:\n%s", p, golden, got)
 		}
 	}
 }
