@@ -63,12 +63,6 @@ func errSessionNotFound(id string) error {
 	return fmt.Errorf("session %s not found", id)
 }
 
-// storeSink persists the engine's events in the store. It is the second
-// sink: the audit log has the event first.
-type storeSink struct{ store session.Store }
-
-func (s storeSink) Write(ctx context.Context, e event.Event) error { return s.store.Append(ctx, e) }
-
 // liveSession is a session opened for new turns by this process: the store,
 // the session's lease (held until close), the events stored before and the
 // sinks of the new ones.
@@ -147,7 +141,7 @@ func openLiveSession(ctx context.Context, home, id string) (_ *liveSession, err 
 // sinks are the engine's sinks, the audit log first (DESIGN.md): nothing
 // reaches the store or the transcript that the audit log did not record.
 func (ls *liveSession) sinks() []event.Sink {
-	return []event.Sink{ls.audit, storeSink{ls.store}, ls.transcript}
+	return []event.Sink{ls.audit, session.Sink{Store: ls.store}, ls.transcript}
 }
 
 // close closes the sinks, releases the lease and closes the store.

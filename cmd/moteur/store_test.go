@@ -21,7 +21,7 @@ func TestLiveSessionSinksAuditFirstAndReleasesTheLease(t *testing.T) {
 	if _, ok := sinks[0].(*event.AuditSink); !ok {
 		t.Errorf("sink 0 is %T, want the audit log: nothing is stored that it did not record", sinks[0])
 	}
-	if _, ok := sinks[1].(storeSink); !ok {
+	if _, ok := sinks[1].(session.Sink); !ok {
 		t.Errorf("sink 1 is %T, want the store", sinks[1])
 	}
 	if _, ok := sinks[2].(*event.JSONLSink); !ok {
