@@ -25,7 +25,7 @@ func (t *turn) withTools(ctx context.Context, resp llm.Response) (outcome, bool)
 	if resp.Finish == llm.FinishLength {
 		results = t.refuseCut(resp.ToolCalls)
 	} else {
-		results = t.act(ctx, resp.ToolCalls)
+		results = t.act(ctx, resp.ToolCalls, t.authorize(ctx, resp.ToolCalls))
 	}
 	for i, c := range resp.ToolCalls {
 		t.s.messages = append(t.s.messages, llm.Message{
@@ -74,8 +74,14 @@ type callDone struct {
 // concurrent-safe waits for those before it and holds back those after it.
 // Each result is emitted as soon as its call ends; the returned slice keeps
 // call order. A failing call cancels none of the others.
-func (t *turn) act(ctx context.Context, calls []llm.ToolCall) []tools.Result {
+func (t *turn) act(ctx context.Context, calls []llm.ToolCall, grants []grant) []tools.Result {
 	results := make([]tools.Result, len(calls))
+	if t.auditErr != nil {
+		for i := range results {
+			results[i] = grants[i].result
+		}
+		return results
+	}
 	done := make(chan callDone, len(calls))
 	sem := make(chan struct{}, t.e.deps.MaxParallelTools)
 	running := 0
@@ -87,12 +93,21 @@ func (t *turn) act(ctx context.Context, calls []llm.ToolCall) []tools.Result {
 		}
 	}
 	for i, c := range calls {
+		if !grants[i].allowed {
+			results[i] = grants[i].result
+			results[i].Content = t.emitResult(c, results[i], 0)
+			continue
+		}
 		serial := !t.concurrent(c)
 		if serial {
 			drain()
 		}
 		running++
-		go t.runCall(ctx, i, c, sem, done)
+		cctx := ctx
+		if grants[i].network {
+			cctx = tools.WithNetwork(ctx)
+		}
+		go t.runCall(cctx, i, c, sem, done)
 		if serial {
 			drain()
 		}
@@ -125,6 +140,7 @@ func (t *turn) emitResult(c llm.ToolCall, r tools.Result, dur time.Duration) str
 	if err != nil {
 		return r.Content
 	}
+	t.classify(r.Content, "tool "+c.Name)
 	return rec.(event.ToolResultPayload).Content
 }
 

@@ -86,7 +86,11 @@ func (t *turn) answer(resp llm.Response, reason, text string, synthetic, truncat
 // record emits an AssistantMessage and appends it, as recorded, to the
 // history.
 func (t *turn) record(resp llm.Response, synthetic, truncated bool) {
-	p := t.e.deps.Provider
+	cur := t.s.current
+	if cur.Provider == nil {
+		cur = t.e.defaultCandidate()
+	}
+	p := cur.Provider
 	rec, err := t.recordEvent(event.AssistantMessage, event.AssistantMessagePayload{
 		Text: resp.Text, Reasoning: resp.Reasoning, ToolCalls: resp.ToolCalls, Finish: resp.Finish,
 		Truncated: truncated, Synthetic: synthetic, Round: t.round, Usage: resp.Usage,
@@ -98,7 +102,7 @@ func (t *turn) record(resp llm.Response, synthetic, truncated bool) {
 	am := rec.(event.AssistantMessagePayload)
 	t.s.messages = append(t.s.messages, llm.Message{
 		Role: llm.RoleAssistant, Content: am.Text, Reasoning: am.Reasoning, ToolCalls: am.ToolCalls,
-		Remote: !isLocal(p),
+		Remote: !cur.Local,
 	})
 }
 

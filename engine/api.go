@@ -4,9 +4,15 @@ import (
 	"errors"
 	"time"
 
+	"github.com/moteur/moteur/classify"
 	"github.com/moteur/moteur/event"
+	"github.com/moteur/moteur/hostmatch"
 	"github.com/moteur/moteur/i18n"
+	"github.com/moteur/moteur/orgpolicy"
+	"github.com/moteur/moteur/policy"
+	"github.com/moteur/moteur/profile"
 	"github.com/moteur/moteur/provider"
+	"github.com/moteur/moteur/routing"
 	"github.com/moteur/moteur/tools"
 )
 
@@ -71,6 +77,50 @@ type Deps struct {
 	// RescueTimeout bounds the synthesis after a cancelled turn
 	// (0: DefaultRescueTimeout).
 	RescueTimeout time.Duration
+
+	// Permissions decides each call: allowed, refused, or asked of the
+	// user (nil: every call is allowed).
+	Permissions *policy.Permissions
+	// ApprovalTimeout is how long a call waits for the user's answer
+	// (0: DefaultApprovalTimeout); no answer refuses the call.
+	ApprovalTimeout time.Duration
+	// ShellSandboxed says the shell tool isolates its commands: requests
+	// about it carry Sandboxed (the "allow with network" option).
+	ShellSandboxed bool
+	// Sandbox describes the session's isolation, copied into SessionStarted
+	// (nil: omitted).
+	Sandbox *event.SandboxInfo
+
+	// Outbound is checked before every send (nil: built from Policy,
+	// Allowlists, Profile and Classify).
+	Outbound *policy.Outbound
+	// Router orders the candidate providers of each send (nil: Provider
+	// alone, no fallback, no local provider). With a local provider,
+	// classified content makes the session sensitive instead of refused.
+	Router *routing.Router
+	// Routing describes the routing, copied into SessionStarted (nil:
+	// derived from Router).
+	Routing *event.RoutingInfo
+	// Classify holds the classification rules; the built-in markings apply
+	// even when they are empty.
+	Classify classify.Rules
+	// Profile is the active compliance profile (zero: standard), copied
+	// into SessionStarted.
+	Profile profile.Name
+	// Mode is the access mode in force, copied into SessionStarted (the
+	// decisions are Permissions').
+	Mode policy.Mode
+	// Policy is the organisation policy in force (nil: none), copied into
+	// SessionStarted; Outbound checks its hosts before every send.
+	Policy *orgpolicy.Policy
+	// Allowlists are the provider allowlists (global, project); Outbound
+	// checks the host against them before every send.
+	Allowlists []hostmatch.List
+	// MCP lists the active MCP servers, copied into SessionStarted.
+	MCP []event.MCPServerInfo
+	// UnavailableMCP: one McpServerDown is emitted for each right after
+	// every SessionStarted.
+	UnavailableMCP []event.McpServerDownPayload
 }
 
 // Input is a user message: Text goes to the model; the other fields document

@@ -9,23 +9,32 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/moteur/moteur/classify"
 	"github.com/moteur/moteur/event"
 	"github.com/moteur/moteur/i18n"
 	"github.com/moteur/moteur/llm"
+	"github.com/moteur/moteur/policy"
+	"github.com/moteur/moteur/profile"
+	"github.com/moteur/moteur/routing"
 	"github.com/moteur/moteur/tools"
 )
 
 // Engine runs agent turns. See the package documentation for its
 // concurrency and delivery guarantees.
 type Engine struct {
-	deps   Deps
-	failed atomic.Bool
+	deps     Deps
+	outbound *policy.Outbound
+	profile  profile.Profile
+	failed   atomic.Bool
 
 	subsMu sync.RWMutex
 	subs   []chan event.Event
 
 	sessMu   sync.Mutex
 	sessions map[string]*session
+
+	approvalsMu sync.Mutex
+	approvals   map[string]chan Reply // pending PermissionRequested, by id
 }
 
 // session is the in-memory state of one conversation.
@@ -40,10 +49,12 @@ type session struct {
 
 	// Fields below are touched only by the goroutine holding turn.
 	started   bool
-	messages  []llm.Message // history, system prompt excluded
-	permSeq   uint64        // last permission-request number
-	sensitive bool          // classified content entered the session
-	note      string        // a code rewind's note, joined to the next user message
+	messages  []llm.Message     // history, system prompt excluded
+	permSeq   uint64            // last permission-request number
+	sensitive bool              // classified content entered the session
+	note      string            // a code rewind's note, joined to the next user message
+	current   routing.Candidate // the provider the last request went to
+	warned    bool              // the jurisdiction warning was given (never restored)
 	// dangling lists calls Restore found unanswered at the end of the log;
 	// the next turn records their synthetic answers, so the log shows what
 	// the model was told.
@@ -85,7 +96,34 @@ func New(d Deps) (*Engine, error) {
 	if d.Tools == nil {
 		d.Tools = tools.NewRegistry(tools.Config{})
 	}
-	return &Engine{deps: d, sessions: map[string]*session{}}, nil
+	if d.ApprovalTimeout <= 0 {
+		d.ApprovalTimeout = DefaultApprovalTimeout
+	}
+	e := &Engine{deps: d, sessions: map[string]*session{}, approvals: map[string]chan Reply{}, profile: profile.Get(d.Profile)}
+	if e.outbound = d.Outbound; e.outbound == nil {
+		out, err := defaultOutbound(d, e.profile)
+		if err != nil {
+			return nil, err
+		}
+		e.outbound = out
+	}
+	return e, nil
+}
+
+// defaultOutbound builds the pre-send check from Deps when none is given:
+// the organisation's hosts, the allowlists, the profile's demands and the
+// classification rules (built-in markings always apply).
+func defaultOutbound(d Deps, p profile.Profile) (*policy.Outbound, error) {
+	c, err := classify.New(d.Classify)
+	if err != nil {
+		return nil, fmt.Errorf("engine: classification rules: %w", err)
+	}
+	cfg := policy.OutboundConfig{Allowlists: d.Allowlists, Classifier: c,
+		RequireAllowlist: p.RequireAllowlist, LocalOnly: p.LocalOnly}
+	if d.Policy != nil {
+		cfg.OrgHosts, cfg.OrgPath = d.Policy.AllowedHosts, d.Policy.Path
+	}
+	return policy.NewOutbound(cfg)
 }
 
 func (e *Engine) now() time.Time { return e.deps.Now() }

@@ -9,17 +9,53 @@ import (
 	"github.com/moteur/moteur/event"
 	"github.com/moteur/moteur/llm"
 	"github.com/moteur/moteur/provider"
+	"github.com/moteur/moteur/routing"
 )
 
 // errStalled is the cancellation cause of a stream that went silent.
 var errStalled = errors.New("stream stalled")
 
-// think sends one request, retrying transient failures after the configured
-// delays. A cancellation interrupts a wait at once.
+// think sends one request to the session's candidates in order: each is
+// checked by Outbound first (a refused one is skipped, and when every one
+// is refused nothing is sent), retried on transient failures after the
+// configured delays, and left for the next one once its retries are spent.
+// A cancellation interrupts a wait at once.
 func (t *turn) think(ctx context.Context, req llm.Request) (llm.Response, error) {
+	var lastErr error
+	for _, c := range t.candidates() {
+		if err := t.e.outbound.Check(destination(c), req.Messages); err != nil {
+			lastErr = firstOf(lastErr, err)
+			continue
+		}
+		if err := t.use(c, lastErr); err != nil {
+			return llm.Response{}, err
+		}
+		resp, err := t.retrying(ctx, c, req)
+		if err == nil || ctx.Err() != nil || !provider.IsTransient(err) {
+			return resp, err
+		}
+		lastErr = err
+	}
+	if lastErr == nil {
+		lastErr = errors.New("no provider may receive this session's content: it is sensitive and no local provider is configured")
+	}
+	return llm.Response{}, lastErr
+}
+
+// firstOf keeps the first refusal: it names the rule of the preferred
+// provider.
+func firstOf(prev, err error) error {
+	if prev != nil {
+		return prev
+	}
+	return err
+}
+
+// retrying sends req to one candidate, retrying transient failures.
+func (t *turn) retrying(ctx context.Context, c routing.Candidate, req llm.Request) (llm.Response, error) {
 	delays := t.e.deps.RetryDelays
 	for attempt := 0; ; attempt++ {
-		resp, err := t.stream(ctx, req)
+		resp, err := t.stream(ctx, c.Provider, req)
 		if err == nil {
 			return resp, nil
 		}
@@ -42,7 +78,7 @@ func (t *turn) think(ctx context.Context, req llm.Request) (llm.Response, error)
 
 // stream runs one provider call, forwarding deltas as ephemeral events and
 // cancelling the call when it produces nothing for StallTimeout.
-func (t *turn) stream(ctx context.Context, req llm.Request) (llm.Response, error) {
+func (t *turn) stream(ctx context.Context, p provider.Provider, req llm.Request) (llm.Response, error) {
 	t.requests++
 	stall := t.e.deps.StallTimeout
 	sctx, cancel := context.WithCancelCause(ctx)
@@ -50,7 +86,7 @@ func (t *turn) stream(ctx context.Context, req llm.Request) (llm.Response, error
 	timer := time.AfterFunc(stall, func() { cancel(errStalled) })
 	defer timer.Stop()
 	round := t.round + 1
-	resp, err := t.e.deps.Provider.Stream(sctx, req, func(d llm.Delta) {
+	resp, err := p.Stream(sctx, req, func(d llm.Delta) {
 		timer.Reset(stall)
 		if d.Reasoning != "" {
 			_ = t.emit(event.ReasoningDelta, event.DeltaPayload{Text: d.Reasoning, Round: round})
@@ -60,7 +96,7 @@ func (t *turn) stream(ctx context.Context, req llm.Request) (llm.Response, error
 		}
 	})
 	if err != nil && ctx.Err() == nil && errors.Is(context.Cause(sctx), errStalled) {
-		err = &provider.Error{Provider: t.e.deps.Provider.Name(), Kind: provider.Transient,
+		err = &provider.Error{Provider: p.Name(), Kind: provider.Transient,
 			Message: fmt.Sprintf("no output for %s", stall), Err: errStalled}
 	}
 	if resp.Usage != nil {

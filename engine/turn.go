@@ -7,6 +7,7 @@ import (
 
 	"github.com/moteur/moteur/event"
 	"github.com/moteur/moteur/llm"
+	"github.com/moteur/moteur/policy"
 	"github.com/moteur/moteur/provider"
 )
 
@@ -99,15 +100,15 @@ func (t *turn) run(ctx context.Context, in Input) error {
 func (t *turn) start(in Input) error {
 	d := t.e.deps
 	if !t.s.started {
-		err := t.emit(event.SessionStarted, event.SessionStartedPayload{
-			Provider: d.Provider.Name(), Model: d.Provider.Model(), ProjectRoot: d.ProjectRoot,
-			Instructions: d.Instructions, Tools: d.Tools.Names(), MaxIterations: d.MaxIterations,
-			Lang: string(d.Lang), Local: isLocal(d.Provider),
-		})
-		if err != nil {
+		if err := t.emit(event.SessionStarted, t.e.sessionStarted()); err != nil {
 			return err
 		}
-		t.s.started = true
+		for _, down := range d.UnavailableMCP {
+			if err := t.emit(event.McpServerDown, down); err != nil {
+				return err
+			}
+		}
+		t.s.started, t.s.current = true, t.e.defaultCandidate()
 	}
 	for _, c := range t.s.dangling {
 		err := t.emit(event.ToolResult, event.ToolResultPayload{CallID: c.ID, Name: c.Name,
@@ -140,7 +141,8 @@ func (t *turn) start(in Input) error {
 	}
 	t.userAt, t.userLive = len(t.s.messages), live
 	t.s.messages = append(t.s.messages, llm.Message{Role: llm.RoleUser, Content: stored})
-	return nil
+	t.classify(in.Text, "user")
+	return t.auditErr
 }
 
 // loop runs rounds until a stop condition of seed 000 holds.
@@ -182,6 +184,10 @@ func (t *turn) failed(ctx context.Context, err error) outcome {
 	if ctx.Err() != nil {
 		return t.rescue(ctx)
 	}
+	if errors.Is(err, policy.ErrRefused) {
+		// A refused send stays refused: no synthesis is attempted.
+		return outcome{reason: event.StopError, err: err}
+	}
 	if t.haveResults {
 		return t.synthesize(ctx, event.StopProviderError, t.e.closingInstruction())
 	}
@@ -208,6 +214,9 @@ func (t *turn) rescue(ctx context.Context) outcome {
 
 func errorPayload(err error) event.ErrorPayload {
 	p := event.ErrorPayload{Kind: "provider", Message: err.Error()}
+	if errors.Is(err, policy.ErrRefused) {
+		p.Kind = "outbound"
+	}
 	var pe *provider.Error
 	if errors.As(err, &pe) {
 		p.Status, p.Transient = pe.Status, pe.Kind == provider.Transient

@@ -20,7 +20,10 @@ import (
 func samples() []Event {
 	at := time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)
 	ps := map[Type]any{
-		SessionStarted:   SessionStartedPayload{Provider: "p", Model: "m", Tools: []string{"a"}, MaxIterations: 50, Lang: "fr"},
+		SessionStarted: SessionStartedPayload{Provider: "p", Model: "m", Tools: []string{"a"}, MaxIterations: 50, Lang: "fr",
+			Profile: "restricted", Mode: "confirm", Policy: &PolicyInfo{Path: "/etc/moteur/policy.yaml", AllowedHosts: []string{"h"}},
+			Routing:    &RoutingInfo{Candidates: []RouteCandidate{{Provider: "local", Model: "q", Local: true}}},
+			Allowlists: [][]string{{"a.example"}}, Sandbox: &SandboxInfo{Kind: "bwrap"}, MCP: []MCPServerInfo{{Name: "git"}}},
 		UserMessage:      UserMessagePayload{Text: "salut", Typed: "/s salut", Skill: "s", SkillSHA256: "ab"},
 		AssistantMessage: AssistantMessagePayload{Text: "t", ToolCalls: []llm.ToolCall{{ID: "c", Name: "n", Arguments: "{}"}}, Round: 2, Usage: &llm.Usage{TotalTokens: 3}},
 		ToolResult:       ToolResultPayload{CallID: "c", Name: "n", Content: "r", IsError: true, DurationMS: 5, Round: 2},
@@ -31,12 +34,14 @@ func samples() []Event {
 		ReasoningDelta:   DeltaPayload{Text: "y", Round: 1},
 		PermissionRequested: PermissionRequestedPayload{ID: "s-1", Number: 1, CallID: "c", Tool: "write_file",
 			Summary: "write a.txt", Risk: "write", Sandboxed: true},
-		ContextCompacted:  ContextCompactedPayload{Summary: "résumé", Replaced: 4, TokensBefore: 900, TokensAfter: 200},
-		SessionClassified: SessionClassifiedPayload{Marking: "DIFFUSION RESTREINTE", Source: "user"},
-		ProviderSelected:  ProviderSelectedPayload{Provider: "local", Model: "qwen", Local: true, Reason: "sensitive"},
-		McpServerDown:     McpServerDownPayload{Name: "git", Error: "exit 1"},
-		HookStarted:       HookStartedPayload{Hook: "lint", Event: "PreToolUse"},
-		HookCompleted:     HookCompletedPayload{Hook: "lint", Event: "PreToolUse", ExitCode: 2, Blocked: true},
+		PermissionResolved: PermissionResolvedPayload{ID: "s-1", CallID: "c", Tool: "write_file", Allow: false, By: "user", Reason: "non"},
+		Warning:            WarningPayload{Kind: "jurisdiction", Message: "hors UE"},
+		ContextCompacted:   ContextCompactedPayload{Summary: "résumé", Replaced: 4, TokensBefore: 900, TokensAfter: 200},
+		SessionClassified:  SessionClassifiedPayload{Marking: "DIFFUSION RESTREINTE", Source: "user"},
+		ProviderSelected:   ProviderSelectedPayload{Provider: "local", Model: "qwen", Local: true, Reason: "sensitive"},
+		McpServerDown:      McpServerDownPayload{Name: "git", Error: "exit 1"},
+		HookStarted:        HookStartedPayload{Hook: "lint", Event: "PreToolUse"},
+		HookCompleted:      HookCompletedPayload{Hook: "lint", Event: "PreToolUse", ExitCode: 2, Blocked: true},
 		Rewound: RewoundPayload{ToSeq: 2, Mode: "both", Length: 1,
 			Files: []RewoundFile{{Path: "a", Status: "ok"}}, Prompt: "p"},
 	}

@@ -82,6 +82,12 @@ func maskPayload(p any) (out any, explicit bool) {
 	case PermissionRequestedPayload:
 		maskField(&v.Summary)
 		return v, true
+	case PermissionResolvedPayload:
+		maskField(&v.Reason)
+		return v, true
+	case WarningPayload:
+		maskField(&v.Message)
+		return v, true
 	case ContextCompactedPayload:
 		maskField(&v.Summary)
 		maskField(&v.HookContext)

@@ -14,6 +14,48 @@ type SessionStartedPayload struct {
 	// Local reports that the provider runs on this machine or network and
 	// may receive classified content.
 	Local bool `json:"local,omitempty"`
+	// Profile is the active compliance profile.
+	Profile string `json:"profile,omitempty"`
+	// Mode is the access mode in force (read_only, confirm, auto_write).
+	Mode string `json:"mode,omitempty"`
+	// Policy describes the organisation policy in force, nil when none.
+	Policy *PolicyInfo `json:"policy,omitempty"`
+	// Routing describes the provider candidates, nil when there is one.
+	Routing *RoutingInfo `json:"routing,omitempty"`
+	// Allowlists are the host lists providers are checked against.
+	Allowlists [][]string `json:"allowlists,omitempty"`
+	// Sandbox describes the shell's isolation, nil when not described.
+	Sandbox *SandboxInfo    `json:"sandbox,omitempty"`
+	MCP     []MCPServerInfo `json:"mcp,omitempty"`
+}
+
+// PolicyInfo is the organisation policy as SessionStarted records it.
+type PolicyInfo struct {
+	Path         string   `json:"path"`
+	AllowedHosts []string `json:"allowed_hosts,omitempty"`
+	DeniedTools  []string `json:"denied_tools,omitempty"`
+	Profile      string   `json:"profile,omitempty"`
+	MinMode      string   `json:"min_mode,omitempty"`
+}
+
+// RoutingInfo describes the provider candidates of a session.
+type RoutingInfo struct {
+	Candidates []RouteCandidate `json:"candidates"`
+}
+
+// RouteCandidate is one provider a session may use.
+type RouteCandidate struct {
+	Provider string `json:"provider"`
+	Model    string `json:"model"`
+	Host     string `json:"host,omitempty"`
+	Local    bool   `json:"local,omitempty"`
+}
+
+// SandboxInfo describes how shell commands are isolated.
+type SandboxInfo struct {
+	Kind    string `json:"kind"`
+	Network bool   `json:"network,omitempty"`
+	Detail  string `json:"detail,omitempty"`
 }
 
 // UserMessagePayload is the user's input of a turn.
@@ -124,6 +166,27 @@ type PermissionRequestedPayload struct {
 	Summary   string `json:"summary"`
 	Risk      string `json:"risk"`
 	Sandboxed bool   `json:"sandboxed,omitempty"`
+}
+
+// PermissionResolvedPayload records the answer to a PermissionRequested:
+// the user's, a remembered one, or the timeout's.
+type PermissionResolvedPayload struct {
+	ID       string `json:"id"`
+	CallID   string `json:"call_id"`
+	Tool     string `json:"tool"`
+	Allow    bool   `json:"allow"`
+	Remember bool   `json:"remember,omitempty"`
+	Network  bool   `json:"network,omitempty"`
+	// By is "user", "timeout" or "cancelled".
+	By     string `json:"by"`
+	Reason string `json:"reason,omitempty"`
+}
+
+// WarningPayload tells the user something they should know that stops
+// nothing (the jurisdiction warning of the restricted profile, …).
+type WarningPayload struct {
+	Kind    string `json:"kind"`
+	Message string `json:"message"`
 }
 
 // ContextCompactedPayload records that the oldest messages of the history

@@ -17,6 +17,8 @@ const (
 	TurnCompleted       Type = "TurnCompleted"
 	Error               Type = "Error"
 	PermissionRequested Type = "PermissionRequested"
+	PermissionResolved  Type = "PermissionResolved"
+	Warning             Type = "Warning"
 	ContextCompacted    Type = "ContextCompacted"
 	SessionClassified   Type = "SessionClassified"
 	ProviderSelected    Type = "ProviderSelected"
@@ -54,6 +56,8 @@ var specs = map[Type]Spec{
 	TurnCompleted:       spec[TurnCompletedPayload](true, ""),
 	Error:               spec[ErrorPayload](true, ""),
 	PermissionRequested: spec[PermissionRequestedPayload](true, "advances the permission-request counter"),
+	PermissionResolved:  spec[PermissionResolvedPayload](true, ""),
+	Warning:             spec[WarningPayload](true, ""),
 	ContextCompacted:    spec[ContextCompactedPayload](true, "replaces the first Replaced messages with the summary"),
 	SessionClassified:   spec[SessionClassifiedPayload](true, "makes the session sensitive, for good"),
 	ProviderSelected:    spec[ProviderSelectedPayload](true, "sets the current provider (remote or local)"),

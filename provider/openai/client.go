@@ -136,6 +136,10 @@ func defaultHTTPClient() *http.Client {
 // Name returns the provider's name.
 func (c *Client) Name() string { return c.name }
 
+// Endpoint is the URL requests are sent to, for the checks made before a
+// send.
+func (c *Client) Endpoint() string { return c.endpoint }
+
 // Model returns the configured model.
 func (c *Client) Model() string { return c.model }
 

@@ -52,11 +52,18 @@ type Config struct {
 	// Name defaults to "scripted", Model to "scripted-1".
 	Name, Model string
 	Steps       []Step
+	// Endpoint pretends the provider sends to this URL, so that tests can
+	// exercise the checks made before a send ("" : in-process).
+	Endpoint string
+	// Local pretends the provider runs on this machine.
+	Local bool
 }
 
 // Provider replays Steps.
 type Provider struct {
 	name, model string
+	endpoint    string
+	local       bool
 
 	mu       sync.Mutex
 	steps    []Step
@@ -66,7 +73,7 @@ type Provider struct {
 
 // New returns a provider that replays cfg.Steps.
 func New(cfg Config) *Provider {
-	p := &Provider{name: cfg.Name, model: cfg.Model, steps: cfg.Steps}
+	p := &Provider{name: cfg.Name, model: cfg.Model, steps: cfg.Steps, endpoint: cfg.Endpoint, local: cfg.Local}
 	if p.name == "" {
 		p.name = "scripted"
 	}
@@ -81,6 +88,12 @@ func (p *Provider) Name() string { return p.name }
 
 // Model implements provider.Provider.
 func (p *Provider) Model() string { return p.model }
+
+// Endpoint is the URL the provider pretends to send to.
+func (p *Provider) Endpoint() string { return p.endpoint }
+
+// Local reports whether the provider pretends to run on this machine.
+func (p *Provider) Local() bool { return p.local }
 
 // Requests returns a copy of every request received so far.
 func (p *Provider) Requests() []llm.Request {

@@ -1,0 +1,465 @@
+// Package config reads Moteur's configuration and merges its layers into
+// one Config: the user's file, then the project's file on top, then the
+// model named by the environment, then the organisation policy on top of
+// everything, which nothing loosens.
+//
+// DESIGN places configuration in cmd/moteur; it lives in its own package
+// instead so that the merge — the part that decides which providers may
+// receive data and which rules apply — is tested without the CLI.
+//
+// The merge, layer by layer:
+//
+//   - user file ($XDG_CONFIG_HOME/moteur/config.yaml), then project file
+//     (<root>/.moteur/config.yaml): scalars (profile, mode, lang) — the
+//     project's wins; providers — a project that lists providers replaces
+//     the user's list; permissions allow/ask/deny, classify paths/markings
+//     and allowlist — concatenated, user's first, so a project can add deny
+//     rules but never remove one (allowlists are also kept one per file,
+//     and a provider must be in each: a project's allowlist narrows the
+//     user's, never widens it); embedding, rerank — a project's section
+//     replaces the user's whole section, so that a base_url and the
+//     api_key_env meant for it are never split across files.
+//   - MOTEUR_BASE_URL + MOTEUR_MODEL (+ MOTEUR_API_KEY; OPENAI_BASE_URL,
+//     OPENAI_MODEL, OPENAI_API_KEY as fallbacks) define one more provider,
+//     placed first.
+//   - the organisation policy: a forced profile replaces the configured one;
+//     the mode is raised to min_mode when looser; denied_tools become deny
+//     rules; allowed_hosts restrict every provider.
+//
+// Every provider is then checked against the policy, the profile and the
+// allowlists, the same checks policy.Outbound makes before each send: a
+// provider that could never be used is an error at Load, naming it, its host
+// and the rule, rather than silently dropped or refused at every turn.
+package config
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net/url"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/moteur/moteur/hostmatch"
+	"github.com/moteur/moteur/orgpolicy"
+	"github.com/moteur/moteur/policy"
+	"github.com/moteur/moteur/profile"
+)
+
+// Provider is a resolved model provider.
+type Provider struct {
+	Name      string
+	BaseURL   string
+	APIKeyEnv string
+	Model     string
+	// ContextWindow in tokens; 0: the engine's default.
+	ContextWindow int
+	// Local: may receive classified content (see FileProvider.Local).
+	Local bool
+	// NoThinking is a JSON object to merge into request bodies to switch
+	// reasoning off; nil when not configured.
+	NoThinking json.RawMessage
+	// APIKey is resolved by Load from the variable APIKeyEnv names, never
+	// read from a file; empty when the variable is unset (a server that
+	// needs none, or a mistake the provider reports on first use).
+	APIKey string
+	// Source says where the provider was defined: a file path, or
+	// "$MOTEUR_BASE_URL" / "$OPENAI_BASE_URL".
+	Source string
+}
+
+// Host is the host (with port, if any) of the provider's base URL.
+func (p Provider) Host() string { return hostOf(p.BaseURL) }
+
+// Endpoint is a resolved embedding or rerank server. When the file gives no
+// base_url, BaseURL, APIKeyEnv and APIKey are the first provider's; a
+// base_url of its own takes only its own api_key_env, so that no key goes to
+// a host it was not given for. Zero when not configured.
+type Endpoint struct {
+	Model     string
+	BaseURL   string
+	APIKeyEnv string
+	APIKey    string
+}
+
+// Config is the merged configuration.
+type Config struct {
+	Profile profile.Profile
+	// Mode is the access mode; auto_write (the specification's default)
+	// when no layer sets one.
+	Mode policy.Mode
+	// Lang is "fr", "en", or "" when no file sets it (the caller applies
+	// its flag, MOTEUR_LANG, then French).
+	Lang string
+	// Providers in order of preference; the first is the default.
+	Providers []Provider
+	// Allowlist is the user's and the project's allowlists concatenated,
+	// for display. Enforcement takes Allowlists.
+	Allowlist hostmatch.List
+	// Allowlists are the non-empty allowlists one per file (user, project),
+	// as policy.OutboundConfig.Allowlists wants them: a destination must be
+	// in every one, so a project's allowlist narrows the user's and never
+	// widens it.
+	Allowlists []hostmatch.List
+	// Permissions: user's rules, then the project's, then the organisation
+	// policy's denied tools as deny rules.
+	Permissions      policy.Rules
+	ClassifyPaths    []string
+	ClassifyMarkings []string
+	Embedding        Endpoint
+	Rerank           Endpoint
+	// Policy is the organisation policy applied; nil when there is none.
+	Policy *orgpolicy.Policy
+	// Sources are the files that were read, in the order they apply (user,
+	// project, organisation policy), for diagnostics.
+	Sources []string
+
+	allowlistFrom []string // the file of each of Allowlists, for messages
+}
+
+// defaultPolicyPath is orgpolicy.DefaultPath; tests point it elsewhere so
+// that they do not depend on the machine's /etc.
+var defaultPolicyPath = orgpolicy.DefaultPath
+
+// LoadOptions says where Load looks.
+type LoadOptions struct {
+	// ProjectRoot: <root>/.moteur/config.yaml is read if present; "" for
+	// none.
+	ProjectRoot string
+	// UserDir is $XDG_CONFIG_HOME/moteur: config.yaml there is read if
+	// present; "" for none.
+	UserDir string
+	// Getenv reads the environment (nil: os.Getenv): api_key_env variables,
+	// MOTEUR_BASE_URL, MOTEUR_MODEL, MOTEUR_API_KEY, MOTEUR_CONTEXT_WINDOW,
+	// OPENAI_BASE_URL, OPENAI_MODEL, OPENAI_API_KEY and MOTEUR_POLICY.
+	Getenv func(string) string
+}
+
+// Load reads the organisation policy, the user's and the project's files
+// and the environment, and merges them (see the package doc). A missing
+// file is skipped, except an explicit $MOTEUR_POLICY. Any other failure is
+// an error that names the file, the line when there is one, and why; the
+// caller must not start without a configuration it could read.
+func Load(o LoadOptions) (*Config, error) {
+	getenv := o.Getenv
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+
+	// The policy first: when it is broken nothing else matters.
+	polPath, explicit := orgpolicy.PathFromEnv(getenv)
+	if !explicit {
+		polPath = defaultPolicyPath
+	}
+	pol, err := orgpolicy.Load(polPath, explicit)
+	if err != nil {
+		return nil, err
+	}
+
+	c := &Config{Mode: policy.AutoWrite, Policy: pol}
+	var layers []layer
+	for _, path := range []string{userPath(o.UserDir), projectPath(o.ProjectRoot)} {
+		if path == "" || slices.Contains(c.Sources, path) {
+			continue // a project whose root is the user's directory: read once
+		}
+		// Lstat: a link that leads nowhere is a broken file, not an absent one.
+		if _, err := os.Lstat(path); errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		f, err := ReadFile(path)
+		if err != nil {
+			return nil, err
+		}
+		layers = append(layers, layer{path, f})
+		c.Sources = append(c.Sources, path)
+	}
+	if pol != nil {
+		c.Sources = append(c.Sources, pol.Path)
+	}
+
+	if err := c.merge(layers, getenv); err != nil {
+		return nil, err
+	}
+	env, err := providerFromEnv(getenv)
+	if err != nil {
+		return nil, err
+	}
+	if env != nil {
+		c.Providers = append([]Provider{*env}, c.Providers...)
+	}
+	c.applyPolicy()
+	if err := c.check(); err != nil {
+		return nil, err
+	}
+	c.Embedding = c.Embedding.resolve(c.Providers, getenv)
+	c.Rerank = c.Rerank.resolve(c.Providers, getenv)
+	return c, nil
+}
+
+func userPath(dir string) string {
+	if dir == "" {
+		return ""
+	}
+	return filepath.Join(dir, "config.yaml")
+}
+
+func projectPath(root string) string {
+	if root == "" {
+		return ""
+	}
+	return filepath.Join(root, ".moteur", "config.yaml")
+}
+
+type layer struct {
+	path string
+	f    *File
+}
+
+// merge folds the files, in order, into c. The files were checked by
+// ReadFile, so parsing here cannot fail but for the combined allowlist.
+func (c *Config) merge(layers []layer, getenv func(string) string) error {
+	name := profile.Standard
+	var allow []string
+	for _, l := range layers {
+		f := l.f
+		if strings.TrimSpace(f.Profile) != "" {
+			name, _ = profile.Parse(f.Profile)
+		}
+		if strings.TrimSpace(f.Mode) != "" {
+			c.Mode, _ = policy.ParseMode(strings.TrimSpace(f.Mode))
+		}
+		if f.Lang != "" {
+			c.Lang, _ = parseLang(f.Lang)
+		}
+		if len(f.Providers) > 0 {
+			c.Providers = c.Providers[:0:0]
+			for _, fp := range f.Providers {
+				c.Providers = append(c.Providers, resolveProvider(fp, l.path, getenv))
+			}
+		}
+		if len(f.Allowlist) > 0 {
+			list, err := hostmatch.Parse(f.Allowlist)
+			if err != nil {
+				return fmt.Errorf("config %s: allowlist: %w", l.path, err)
+			}
+			c.Allowlists = append(c.Allowlists, list)
+			c.allowlistFrom = append(c.allowlistFrom, l.path)
+			allow = append(allow, f.Allowlist...)
+		}
+		c.Permissions.Allow = append(c.Permissions.Allow, f.Permissions.Allow...)
+		c.Permissions.Ask = append(c.Permissions.Ask, f.Permissions.Ask...)
+		c.Permissions.Deny = append(c.Permissions.Deny, f.Permissions.Deny...)
+		c.ClassifyPaths = append(c.ClassifyPaths, f.Classify.Paths...)
+		c.ClassifyMarkings = append(c.ClassifyMarkings, f.Classify.Markings...)
+		if f.Embedding.isSet() {
+			c.Embedding = f.Embedding.endpoint()
+		}
+		if f.Rerank.isSet() {
+			c.Rerank = f.Rerank.endpoint()
+		}
+	}
+	c.Profile = profile.Get(name)
+	var err error
+	if c.Allowlist, err = hostmatch.Parse(allow); err != nil {
+		return fmt.Errorf("config: allowlist: %w", err)
+	}
+	return nil
+}
+
+func resolveProvider(fp FileProvider, source string, getenv func(string) string) Provider {
+	base := strings.TrimSpace(fp.BaseURL)
+	u, _ := url.Parse(base) // checked by ReadFile
+	p := Provider{
+		Name:          providerName(fp, u),
+		BaseURL:       base,
+		APIKeyEnv:     fp.APIKeyEnv,
+		Model:         strings.TrimSpace(fp.Model),
+		ContextWindow: fp.ContextWindow,
+		Local:         fp.Local,
+		Source:        source,
+	}
+	if fp.NoThinking != nil {
+		p.NoThinking, _ = json.Marshal(fp.NoThinking) // checked by ReadFile
+	}
+	if fp.APIKeyEnv != "" {
+		p.APIKey = strings.TrimSpace(getenv(fp.APIKeyEnv))
+	}
+	return p
+}
+
+// providerFromEnv builds the provider the environment names, or nil.
+//
+// OPENAI_API_KEY goes only with OPENAI_BASE_URL's server: people keep it in
+// their shell for other tools, and sending it to whatever MOTEUR_BASE_URL
+// names (another vendor, a colleague's proxy) would leak it. The OPENAI_*
+// variables alone, incomplete, are ignored for the same reason: other tools
+// set them. A MOTEUR_* variable that cannot make a provider is an error, as
+// it can only have been meant for Moteur.
+func providerFromEnv(getenv func(string) string) (*Provider, error) {
+	get := func(k string) string { return strings.TrimSpace(getenv(k)) }
+	base, baseVar := get("MOTEUR_BASE_URL"), "MOTEUR_BASE_URL"
+	if base == "" {
+		base, baseVar = get("OPENAI_BASE_URL"), "OPENAI_BASE_URL"
+	}
+	model := get("MOTEUR_MODEL")
+	if model == "" {
+		model = get("OPENAI_MODEL")
+	}
+	switch {
+	case base == "" && get("MOTEUR_MODEL") != "":
+		return nil, errors.New("MOTEUR_MODEL is set but MOTEUR_BASE_URL is not: set both, or neither to use the config file's providers")
+	case base == "":
+		return nil, nil
+	case model == "" && baseVar == "OPENAI_BASE_URL":
+		return nil, nil
+	case model == "":
+		return nil, errors.New("MOTEUR_BASE_URL is set but MOTEUR_MODEL is not: set the model name too")
+	}
+	u, err := checkURL(base)
+	if err != nil {
+		return nil, fmt.Errorf("invalid %s: %w", baseVar, err)
+	}
+	p := &Provider{Name: u.Host, BaseURL: base, Model: model, Source: "$" + baseVar}
+	switch {
+	case baseVar == "MOTEUR_BASE_URL" && get("MOTEUR_API_KEY") != "":
+		p.APIKey, p.APIKeyEnv = get("MOTEUR_API_KEY"), "MOTEUR_API_KEY"
+	case baseVar == "OPENAI_BASE_URL" && get("MOTEUR_API_KEY") != "":
+		// MOTEUR_API_KEY is Moteur's own: it goes to whichever server
+		// Moteur was pointed at.
+		p.APIKey, p.APIKeyEnv = get("MOTEUR_API_KEY"), "MOTEUR_API_KEY"
+	case baseVar == "OPENAI_BASE_URL":
+		p.APIKey, p.APIKeyEnv = get("OPENAI_API_KEY"), "OPENAI_API_KEY"
+	}
+	if s := get("MOTEUR_CONTEXT_WINDOW"); s != "" {
+		n, err := strconv.Atoi(s)
+		if err != nil || n <= 0 {
+			return nil, fmt.Errorf("invalid MOTEUR_CONTEXT_WINDOW %q: want a positive number of tokens", s)
+		}
+		p.ContextWindow = n
+	}
+	return p, nil
+}
+
+// applyPolicy puts the organisation policy on top. It only ever tightens:
+// the profile is replaced (the policy's choice, stricter or not, is the
+// organisation's), the mode only goes up, rules are only added.
+func (c *Config) applyPolicy() {
+	pol := c.Policy
+	if pol == nil {
+		return
+	}
+	if pol.Profile != "" {
+		c.Profile = profile.Get(pol.Profile)
+	}
+	if pol.MinMode != "" && pol.MinMode.Stricter(c.Mode) {
+		c.Mode = pol.MinMode
+	}
+	// A bare tool name (or glob) is a policy rule that covers every call of
+	// the tool, so the names go in as they are.
+	c.Permissions.Deny = append(c.Permissions.Deny, pol.DeniedTools...)
+}
+
+// check refuses a configuration with a provider, or an embedding or rerank
+// server, that a rule would refuse at every send.
+func (c *Config) check() error {
+	seen := map[string]string{}
+	for _, p := range c.Providers {
+		if prev, dup := seen[p.Name]; dup {
+			return fmt.Errorf("provider %s is defined twice (%s and %s): give each a distinct name", p.Name, prev, p.Source)
+		}
+		seen[p.Name] = p.Source
+		if err := c.checkDest("provider "+p.Name, p.BaseURL, p.Source, p.Local); err != nil {
+			return err
+		}
+	}
+	for _, e := range []struct {
+		what string
+		ep   Endpoint
+	}{{"embedding", c.Embedding}, {"rerank", c.Rerank}} {
+		if e.ep.BaseURL == "" {
+			continue // uses the first provider's server, checked above
+		}
+		if err := c.checkDest(e.what+" server", e.ep.BaseURL, "", c.isLocalHost(e.ep.BaseURL)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// checkDest applies to one destination the host rules of policy.Outbound.
+func (c *Config) checkDest(what, baseURL, source string, local bool) error {
+	host := hostOf(baseURL)
+	from := ""
+	if source != "" {
+		from = ", from " + source
+	}
+	if c.Policy != nil && !c.Policy.AllowedHosts.Empty() && !c.Policy.AllowedHosts.Allows(baseURL) {
+		return fmt.Errorf("%s (%s%s) is not allowed by the organisation policy %s", what, host, from, c.Policy.Path)
+	}
+	if c.Profile.LocalOnly && !local {
+		return fmt.Errorf("%s (%s%s) is not local, and profile %s%s uses only providers marked local: true",
+			what, host, from, c.Profile.Name, c.forcedBy())
+	}
+	listed := false
+	for i, l := range c.Allowlists {
+		if !l.Allows(baseURL) {
+			return fmt.Errorf("%s (%s%s) is not in the allowlist of %s", what, host, from, c.allowlistFrom[i])
+		}
+		listed = true
+	}
+	if c.Profile.RequireAllowlist && !listed && !local {
+		return fmt.Errorf("%s (%s%s) is remote, and profile %s%s sends only to hosts an allowlist names; no allowlist is configured",
+			what, host, from, c.Profile.Name, c.forcedBy())
+	}
+	return nil
+}
+
+func (c *Config) forcedBy() string {
+	if c.Policy != nil && c.Policy.Profile != "" {
+		return " (forced by the organisation policy " + c.Policy.Path + ")"
+	}
+	return ""
+}
+
+// isLocalHost reports whether baseURL's host is that of a provider marked
+// local: an embedding or rerank server there may see what the provider may.
+func (c *Config) isLocalHost(baseURL string) bool {
+	h := strings.ToLower(hostOf(baseURL))
+	for _, p := range c.Providers {
+		if p.Local && strings.ToLower(p.Host()) == h {
+			return true
+		}
+	}
+	return false
+}
+
+// resolve fills an endpoint's server from the first provider when it names
+// none, and its key from its own variable.
+func (e Endpoint) resolve(providers []Provider, getenv func(string) string) Endpoint {
+	if e.Model == "" {
+		return Endpoint{}
+	}
+	if e.BaseURL == "" && len(providers) > 0 {
+		first := providers[0]
+		e.BaseURL = first.BaseURL
+		if e.APIKeyEnv == "" {
+			e.APIKeyEnv, e.APIKey = first.APIKeyEnv, first.APIKey
+			return e
+		}
+	}
+	if e.APIKeyEnv != "" {
+		e.APIKey = strings.TrimSpace(getenv(e.APIKeyEnv))
+	}
+	return e
+}
+
+func hostOf(baseURL string) string {
+	if u, err := url.Parse(baseURL); err == nil && u.Host != "" {
+		return u.Host
+	}
+	return baseURL
+}

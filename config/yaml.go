@@ -1,0 +1,175 @@
+package config
+
+// This file is duplicated in package orgpolicy (same names, same behaviour):
+// the two read YAML the same strict way, and a shared helper package would
+// be one more package in the tree for one small file.
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/goccy/go-yaml"
+	"github.com/goccy/go-yaml/ast"
+	"github.com/goccy/go-yaml/parser"
+	"github.com/goccy/go-yaml/token"
+)
+
+// maxFileSize bounds what is read: configuration is small, and a path that
+// names something huge (or endless) must fail rather than fill memory.
+const maxFileSize = 1 << 20
+
+// readSmallFile reads a regular file of at most maxFileSize bytes. It checks
+// the type before opening, since opening a FIFO blocks until a writer comes.
+func readSmallFile(path string) ([]byte, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	if st.IsDir() {
+		return nil, errors.New("is a directory, not a file")
+	}
+	if !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("is not a regular file (%s)", st.Mode().Type())
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, maxFileSize+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(data) > maxFileSize {
+		return nil, fmt.Errorf("larger than %d bytes", maxFileSize)
+	}
+	return data, nil
+}
+
+// yamlError is a YAML problem at a line of the file.
+type yamlError struct {
+	Line int    // 1-based; 0 when unknown
+	Key  string // for an unknown key: the key
+	Msg  string
+	Err  error // the decoder's error, if any
+}
+
+func (e *yamlError) Error() string {
+	if e.Line > 0 {
+		return fmt.Sprintf("line %d: %s", e.Line, e.Msg)
+	}
+	return e.Msg
+}
+
+func (e *yamlError) Unwrap() error { return e.Err }
+
+// decodeStrict decodes the one YAML document in data into v: unknown keys,
+// duplicate keys and values of the wrong type are errors with their line.
+// Empty input, or input with only comments, leaves v untouched. The parsed
+// file is returned to find the lines of values that fail validation later.
+func decodeStrict(data []byte, v any) (*ast.File, error) {
+	f, err := parser.ParseBytes(data, 0)
+	if err != nil {
+		return nil, fromDecoder(err)
+	}
+	if len(f.Docs) > 1 {
+		return nil, &yamlError{Line: docLine(f.Docs[1]), Msg: "a second YAML document: the file must hold one"}
+	}
+	if len(f.Docs) == 0 || f.Docs[0].Body == nil {
+		return f, nil
+	}
+	if err := yaml.NodeToValue(f.Docs[0].Body, v, yaml.DisallowUnknownField()); err != nil {
+		return nil, fromDecoder(err)
+	}
+	return f, nil
+}
+
+func docLine(d *ast.DocumentNode) int {
+	if d.Start != nil {
+		return d.Start.Position.Line
+	}
+	if d.Body != nil && d.Body.GetToken() != nil {
+		return d.Body.GetToken().Position.Line
+	}
+	return 0
+}
+
+// fromDecoder turns the decoder's error into a yamlError that says what is
+// wrong in the file's words (keys, lists, numbers), not Go's. It never
+// quotes a value, which could be a secret typed in the wrong place.
+func fromDecoder(err error) error {
+	var ye yaml.Error
+	if !errors.As(err, &ye) {
+		return &yamlError{Msg: err.Error(), Err: err}
+	}
+	out := &yamlError{Msg: ye.GetMessage(), Err: err}
+	tk := ye.GetToken()
+	if tk != nil {
+		out.Line = tk.Position.Line
+	}
+	var unknown *yaml.UnknownFieldError
+	var typ *yaml.TypeError
+	var node *yaml.UnexpectedNodeTypeError
+	switch {
+	case errors.As(err, &unknown) && tk != nil:
+		out.Key = tk.Value
+		out.Msg = fmt.Sprintf("unknown key %q", tk.Value)
+	case errors.As(err, &typ):
+		out.Msg = "wrong type: want " + describeKind(typ.DstType.Kind().String())
+		if k := keyOf(tk); k != "" {
+			out.Msg = fmt.Sprintf("%s: %s", k, out.Msg)
+		}
+	case errors.As(err, &node):
+		if k := keyOf(tk); k != "" {
+			out.Msg = fmt.Sprintf("%s: %s", k, out.Msg)
+		}
+	}
+	return out
+}
+
+// keyOf finds the mapping key a value token belongs to ("key: value").
+func keyOf(tk *token.Token) string {
+	if tk == nil || tk.Prev == nil || tk.Prev.Type != token.MappingValueType || tk.Prev.Prev == nil {
+		return ""
+	}
+	return tk.Prev.Prev.Value
+}
+
+func describeKind(k string) string {
+	switch {
+	case k == "string":
+		return "text"
+	case k == "bool":
+		return "true or false"
+	case strings.HasPrefix(k, "int"), strings.HasPrefix(k, "uint"):
+		return "a whole number"
+	case strings.HasPrefix(k, "float"):
+		return "a number"
+	case k == "slice" || k == "array":
+		return "a list"
+	case k == "map" || k == "struct":
+		return "a mapping (key: value)"
+	}
+	return k
+}
+
+// lineOf returns the line of the value at path ("$.providers[1].base_url")
+// in f; when that value is absent (a missing key), the line of the nearest
+// enclosing one; 0 when none can be found.
+func lineOf(f *ast.File, path string) int {
+	if f == nil {
+		return 0
+	}
+	for path != "" && path != "$" {
+		if p, err := yaml.PathString(path); err == nil {
+			if n, err := p.FilterFile(f); err == nil && n != nil && n.GetToken() != nil {
+				return n.GetToken().Position.Line
+			}
+		}
+		path = path[:max(strings.LastIndexAny(path, ".["), 0)]
+	}
+	return 0
+}

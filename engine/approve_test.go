@@ -1,0 +1,270 @@
+package engine
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/moteur/moteur/event"
+	"github.com/moteur/moteur/llm"
+	"github.com/moteur/moteur/policy"
+	"github.com/moteur/moteur/provider/scripted"
+	"github.com/moteur/moteur/tools"
+)
+
+func permissions(t *testing.T, mode policy.Mode, rules policy.Rules) *policy.Permissions {
+	t.Helper()
+	p, err := policy.NewPermissions(policy.PermissionsConfig{Mode: mode, Rules: rules, Root: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// writer is a write-risk tool that counts its runs and reports whether the
+// network was granted.
+type writer struct {
+	runs    atomic.Int32
+	network atomic.Bool
+}
+
+func (w *writer) tool() *fakeTool {
+	return &fakeTool{name: "write_file", risk: tools.RiskWrite, run: func(ctx context.Context, _ json.RawMessage) (tools.Result, error) {
+		w.runs.Add(1)
+		w.network.Store(tools.NetworkGranted(ctx))
+		return tools.Result{Content: "écrit"}, nil
+	}}
+}
+
+func writeCall(id string) scripted.Step {
+	return scripted.Call(id, "write_file", `{"q":"notes.txt"}`)
+}
+
+// answerRequests replies to every PermissionRequested with reply, and
+// returns the events it saw once the turn completes.
+func answerRequests(t *testing.T, h *harness, reply Reply) <-chan []event.Event {
+	out := make(chan []event.Event, 1)
+	go func() {
+		var seen []event.Event
+		for ev := range h.events {
+			seen = append(seen, ev)
+			if p, ok := ev.Payload.(event.PermissionRequestedPayload); ok {
+				if err := h.e.Respond(p.ID, reply); err != nil {
+					t.Errorf("Respond: %v", err)
+				}
+			}
+			if ev.Type == event.TurnCompleted {
+				out <- seen
+				return
+			}
+		}
+	}()
+	return out
+}
+
+func TestAskedCallRunsWhenAllowed(t *testing.T) {
+	w := &writer{}
+	h := newHarness(t, []scripted.Step{writeCall("c1"), {Text: "fait"}}, []tools.Tool{w.tool()}, func(d *Deps) {
+		d.Permissions = permissions(t, policy.Confirm, policy.Rules{})
+	})
+	seen := answerRequests(t, h, Reply{Allow: true})
+	if err := h.submit("écris"); err != nil {
+		t.Fatal(err)
+	}
+	evs := <-seen
+	req := last[event.PermissionRequestedPayload](t, evs, event.PermissionRequested)
+	if req.Tool != "write_file" || req.Risk != "write" || req.CallID != "c1" || req.Number != 1 || !strings.Contains(req.Summary, "notes.txt") {
+		t.Errorf("PermissionRequested = %+v", req)
+	}
+	res := last[event.PermissionResolvedPayload](t, evs, event.PermissionResolved)
+	if !res.Allow || res.By != "user" || res.ID != req.ID {
+		t.Errorf("PermissionResolved = %+v", res)
+	}
+	if w.runs.Load() != 1 {
+		t.Errorf("the allowed call ran %d times", w.runs.Load())
+	}
+}
+
+func TestRefusedCallReturnsTheReasonAndTheLoopGoesOn(t *testing.T) {
+	w := &writer{}
+	h := newHarness(t, []scripted.Step{writeCall("c1"), {Text: "d'accord"}}, []tools.Tool{w.tool()}, func(d *Deps) {
+		d.Permissions = permissions(t, policy.Confirm, policy.Rules{})
+	})
+	seen := answerRequests(t, h, Reply{Allow: false, Reason: "pas dans ce dossier"})
+	if err := h.submit("écris"); err != nil {
+		t.Fatal(err)
+	}
+	evs := <-seen
+	if w.runs.Load() != 0 {
+		t.Fatal("a refused call ran")
+	}
+	r := last[event.ToolResultPayload](t, evs, event.ToolResult)
+	if !r.IsError || !strings.Contains(r.Content, "refused") || !strings.Contains(r.Content, "pas dans ce dossier") {
+		t.Errorf("result = %+v", r)
+	}
+	if tc := completed(t, evs); tc.Answer != "d'accord" {
+		t.Errorf("TurnCompleted = %+v", tc)
+	}
+}
+
+func TestDenyRuleRefusesWithoutAsking(t *testing.T) {
+	w := &writer{}
+	h := newHarness(t, []scripted.Step{writeCall("c1"), {Text: "ok"}}, []tools.Tool{w.tool()}, func(d *Deps) {
+		d.Permissions = permissions(t, policy.AutoWrite, policy.Rules{Deny: []string{"write_file"}})
+	})
+	if err := h.submit("écris"); err != nil {
+		t.Fatal(err)
+	}
+	evs := h.drain()
+	if countType(evs, event.PermissionRequested) != 0 || w.runs.Load() != 0 {
+		t.Fatal("a denied call was asked about or ran")
+	}
+	if r := last[event.ToolResultPayload](t, evs, event.ToolResult); !strings.Contains(r.Content, "deny") {
+		t.Errorf("result should name the rule: %q", r.Content)
+	}
+}
+
+func TestRespondUnknownAndTwice(t *testing.T) {
+	h := newHarness(t, []scripted.Step{writeCall("c1"), {Text: "ok"}}, []tools.Tool{(&writer{}).tool()}, func(d *Deps) {
+		d.Permissions = permissions(t, policy.Confirm, policy.Rules{})
+	})
+	if err := h.e.Respond("nope", Reply{Allow: true}); !errors.Is(err, ErrUnknownPermission) {
+		t.Errorf("unknown id: %v", err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- h.submit("écris") }()
+	var id string
+	for ev := range h.events {
+		if p, ok := ev.Payload.(event.PermissionRequestedPayload); ok {
+			id = p.ID
+			break
+		}
+	}
+	if err := h.e.Respond(id, Reply{Allow: true}); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.e.Respond(id, Reply{Allow: false}); !errors.Is(err, ErrUnknownPermission) {
+		t.Errorf("second reply: %v, want ErrUnknownPermission", err)
+	}
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestUnansweredRequestTimesOutAsRefusal(t *testing.T) {
+	w := &writer{}
+	h := newHarness(t, []scripted.Step{writeCall("c1"), {Text: "ok"}}, []tools.Tool{w.tool()}, func(d *Deps) {
+		d.Permissions = permissions(t, policy.Confirm, policy.Rules{})
+		d.ApprovalTimeout = 10 * time.Millisecond
+	})
+	if err := h.submit("écris"); err != nil {
+		t.Fatal(err)
+	}
+	evs := h.drain()
+	if res := last[event.PermissionResolvedPayload](t, evs, event.PermissionResolved); res.Allow || res.By != "timeout" {
+		t.Errorf("PermissionResolved = %+v", res)
+	}
+	if r := last[event.ToolResultPayload](t, evs, event.ToolResult); !strings.Contains(r.Content, "did not answer") || w.runs.Load() != 0 {
+		t.Errorf("result = %+v, runs %d", r, w.runs.Load())
+	}
+}
+
+func TestRememberAllowsTheSameCallLaterButNeverTheNetwork(t *testing.T) {
+	w := &writer{}
+	steps := []scripted.Step{writeCall("c1"), writeCall("c2"), {Text: "ok"}}
+	h := newHarness(t, steps, []tools.Tool{w.tool()}, func(d *Deps) {
+		d.Permissions = permissions(t, policy.Confirm, policy.Rules{})
+	})
+	var asked atomic.Int32
+	var networkAfter atomic.Bool
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for ev := range h.events {
+			if p, ok := ev.Payload.(event.PermissionRequestedPayload); ok {
+				asked.Add(1)
+				_ = h.e.Respond(p.ID, Reply{Allow: true, Remember: true, Network: true})
+			}
+			if r, ok := ev.Payload.(event.ToolResultPayload); ok && r.CallID == "c1" {
+				networkAfter.Store(w.network.Load())
+			}
+			if ev.Type == event.TurnCompleted {
+				return
+			}
+		}
+	}()
+	if err := h.submit("écris deux fois"); err != nil {
+		t.Fatal(err)
+	}
+	<-done
+	if asked.Load() != 1 || w.runs.Load() != 2 {
+		t.Errorf("asked %d times, ran %d times; want 1 and 2", asked.Load(), w.runs.Load())
+	}
+	if !networkAfter.Load() {
+		t.Errorf("the approved call did not get the network it was granted")
+	}
+	if w.network.Load() {
+		t.Errorf("the remembered call got the network: Network is never remembered")
+	}
+}
+
+func TestReplyRacingACancelledTurn(t *testing.T) {
+	w := &writer{}
+	h := newHarness(t, []scripted.Step{writeCall("c1"), {Text: "never"}}, []tools.Tool{w.tool()}, func(d *Deps) {
+		d.Permissions = permissions(t, policy.Confirm, policy.Rules{})
+	})
+	ctx, cancel := context.WithCancel(context.Background())
+	ids := make(chan string, 1)
+	go func() {
+		for ev := range h.events {
+			if p, ok := ev.Payload.(event.PermissionRequestedPayload); ok {
+				ids <- p.ID
+				cancel()
+				return
+			}
+		}
+	}()
+	if err := h.e.Submit(ctx, "s1", "écris"); !errors.Is(err, context.Canceled) {
+		t.Fatalf("Submit = %v", err)
+	}
+	if err := h.e.Respond(<-ids, Reply{Allow: true}); !errors.Is(err, ErrUnknownPermission) {
+		t.Errorf("a reply after the turn ended = %v, want ErrUnknownPermission", err)
+	}
+	if w.runs.Load() != 0 {
+		t.Error("the call ran without approval")
+	}
+	if res := last[event.PermissionResolvedPayload](t, h.sink.all(), event.PermissionResolved); res.By != "cancelled" {
+		t.Errorf("audit log records %+v", res)
+	}
+}
+
+// TestWaitingDoesNotCountAgainstTheToolTimeout answers only after longer
+// than the tool's own deadline: the call must still succeed.
+func TestWaitingDoesNotCountAgainstTheToolTimeout(t *testing.T) {
+	w := &writer{}
+	h := newHarness(t, []scripted.Step{writeCall("c1"), {Text: "ok"}}, nil, func(d *Deps) {
+		d.Permissions = permissions(t, policy.Confirm, policy.Rules{})
+		d.Tools = tools.NewRegistry(tools.Config{Timeout: 20 * time.Millisecond})
+		_ = d.Tools.Register(w.tool())
+	})
+	go func() {
+		for ev := range h.events {
+			if p, ok := ev.Payload.(event.PermissionRequestedPayload); ok {
+				<-time.After(60 * time.Millisecond) // the user takes longer than the tool's deadline
+				_ = h.e.Respond(p.ID, Reply{Allow: true})
+			}
+		}
+	}()
+	if err := h.submit("écris"); err != nil {
+		t.Fatal(err)
+	}
+	if r := last[event.ToolResultPayload](t, h.sink.all(), event.ToolResult); r.IsError {
+		t.Errorf("result = %+v", r)
+	}
+}
+
+var _ = llm.RoleUser

@@ -1,0 +1,97 @@
+package engine
+
+import (
+	"fmt"
+	"net/url"
+
+	"github.com/moteur/moteur/event"
+	"github.com/moteur/moteur/policy"
+	"github.com/moteur/moteur/provider"
+	"github.com/moteur/moteur/routing"
+)
+
+// candidates are the providers this turn may send to, in order: the
+// router's (the local ones only once the session is sensitive), or the one
+// provider of Deps.
+func (t *turn) candidates() []routing.Candidate {
+	if r := t.e.deps.Router; r != nil {
+		return r.Candidates(t.s.sensitive)
+	}
+	return []routing.Candidate{single(t.e.deps.Provider)}
+}
+
+// single describes a provider used without a router.
+func single(p provider.Provider) routing.Candidate {
+	return routing.Candidate{Provider: p, Endpoint: endpointOf(p), Local: isLocal(p)}
+}
+
+// defaultCandidate is the provider a session starts with.
+func (e *Engine) defaultCandidate() routing.Candidate {
+	if e.deps.Router != nil {
+		return e.deps.Router.Default()
+	}
+	return single(e.deps.Provider)
+}
+
+// endpointOf is where a provider sends, through an optional Endpoint
+// method; a provider without one runs in the process.
+func endpointOf(p provider.Provider) string {
+	if ep, ok := p.(interface{ Endpoint() string }); ok {
+		return ep.Endpoint()
+	}
+	return ""
+}
+
+func destination(c routing.Candidate) policy.Destination {
+	return policy.Destination{Provider: c.Provider.Name(), Endpoint: c.Endpoint, Local: c.Local}
+}
+
+// use makes c the session's current provider, recording the switch and,
+// under a profile with jurisdictions, warning once per session about a
+// provider outside them.
+func (t *turn) use(c routing.Candidate, cause error) error {
+	if t.s.current.Provider != c.Provider {
+		reason := "preferred provider"
+		switch {
+		case cause != nil:
+			reason = "fallback after: " + cause.Error()
+		case t.s.sensitive && c.Local:
+			reason = "the session is sensitive: local provider"
+		}
+		t.s.current = c
+		err := t.emit(event.ProviderSelected, event.ProviderSelectedPayload{
+			Provider: c.Provider.Name(), Model: c.Provider.Model(), Local: c.Local, Reason: reason,
+		})
+		if err != nil {
+			return err
+		}
+	}
+	if !c.Local && !t.s.warned && c.Endpoint != "" && t.e.profile.OutsideJurisdiction(hostOf(c.Endpoint)) {
+		t.s.warned = true
+		return t.emit(event.Warning, event.WarningPayload{Kind: "jurisdiction", Message: fmt.Sprintf(
+			"%s sends to %s, outside the jurisdictions the %s profile allows", c.Provider.Name(), hostOf(c.Endpoint), t.e.profile.Name)})
+	}
+	return nil
+}
+
+// classify makes the session sensitive when text carries a marking and a
+// local provider exists to take it; without one, Outbound refuses the send
+// instead.
+func (t *turn) classify(text, source string) {
+	if t.s.sensitive || t.e.deps.Router == nil || t.e.deps.Router.Local() == nil {
+		return
+	}
+	m, ok := t.e.outbound.Classify(text)
+	if !ok {
+		return
+	}
+	t.s.sensitive = true
+	_ = t.emit(event.SessionClassified, event.SessionClassifiedPayload{Marking: m.Marking, Source: source})
+}
+
+func hostOf(endpoint string) string {
+	if u, err := url.Parse(endpoint); err == nil && u.Host != "" {
+		return u.Hostname()
+	}
+	return endpoint
+}
