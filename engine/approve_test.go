@@ -4,7 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -28,14 +30,17 @@ func permissions(t *testing.T, mode policy.Mode, rules policy.Rules) *policy.Per
 // writer is a write-risk tool that counts its runs and reports whether the
 // network was granted.
 type writer struct {
-	runs    atomic.Int32
-	network atomic.Bool
+	runs     atomic.Int32
+	mu       sync.Mutex
+	networks []bool // whether each run, in order, was granted the network
 }
 
 func (w *writer) tool() *fakeTool {
 	return &fakeTool{name: "write_file", risk: tools.RiskWrite, run: func(ctx context.Context, _ json.RawMessage) (tools.Result, error) {
 		w.runs.Add(1)
-		w.network.Store(tools.NetworkGranted(ctx))
+		w.mu.Lock()
+		w.networks = append(w.networks, tools.NetworkGranted(ctx))
+		w.mu.Unlock()
 		return tools.Result{Content: "écrit"}, nil
 	}}
 }
@@ -180,7 +185,6 @@ func TestRememberAllowsTheSameCallLaterButNeverTheNetwork(t *testing.T) {
 		d.Permissions = permissions(t, policy.Confirm, policy.Rules{})
 	})
 	var asked atomic.Int32
-	var networkAfter atomic.Bool
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
@@ -188,9 +192,6 @@ func TestRememberAllowsTheSameCallLaterButNeverTheNetwork(t *testing.T) {
 			if p, ok := ev.Payload.(event.PermissionRequestedPayload); ok {
 				asked.Add(1)
 				_ = h.e.Respond(p.ID, Reply{Allow: true, Remember: true, Network: true})
-			}
-			if r, ok := ev.Payload.(event.ToolResultPayload); ok && r.CallID == "c1" {
-				networkAfter.Store(w.network.Load())
 			}
 			if ev.Type == event.TurnCompleted {
 				return
@@ -204,11 +205,10 @@ func TestRememberAllowsTheSameCallLaterButNeverTheNetwork(t *testing.T) {
 	if asked.Load() != 1 || w.runs.Load() != 2 {
 		t.Errorf("asked %d times, ran %d times; want 1 and 2", asked.Load(), w.runs.Load())
 	}
-	if !networkAfter.Load() {
-		t.Errorf("the approved call did not get the network it was granted")
-	}
-	if w.network.Load() {
-		t.Errorf("the remembered call got the network: Network is never remembered")
+	// The approved call got the network; the remembered one did not:
+	// Network is never remembered.
+	if fmt.Sprint(w.networks) != "[true false]" {
+		t.Errorf("network granted per run = %v, want [true false]", w.networks)
 	}
 }
 
