@@ -10,15 +10,34 @@
 // The merge, layer by layer:
 //
 //   - user file ($XDG_CONFIG_HOME/moteur/config.yaml), then project file
-//     (<root>/.moteur/config.yaml): scalars (profile, mode, lang) — the
-//     project's wins; providers — a project that lists providers replaces
-//     the user's list; permissions allow/ask/deny, classify paths/markings
-//     and allowlist — concatenated, user's first, so a project can add deny
-//     rules but never remove one (allowlists are also kept one per file,
-//     and a provider must be in each: a project's allowlist narrows the
-//     user's, never widens it); embedding, rerank — a project's section
-//     replaces the user's whole section, so that a base_url and the
-//     api_key_env meant for it are never split across files.
+//     (<root>/.moteur/config.yaml). The project file comes with the code —
+//     a repository just cloned — so it is trusted to tighten what the user
+//     set, never to loosen it nor to reach the user's credentials:
+//   - scalars: profile and mode — the project's applies only when equal or
+//     stricter (profile standard < restricted < airgapped; mode auto_write
+//     < confirm < read_only); a looser one is ignored and reported in
+//     Config.Notices. lang — the project's wins.
+//   - providers: a project that lists providers replaces the user's list.
+//     A project provider with api_key_env gets its key only when the
+//     user's own file declares a provider with the same scheme, host and
+//     port and the same api_key_env: otherwise Load fails, since the
+//     project would be sending the user's key to a host of its choosing
+//     (the user consents by declaring that provider in their own file).
+//     The same holds for a project's embedding or rerank api_key_env, at
+//     the server it would go to. A project provider may be local: true
+//     only on a loopback, localhost or private-range address, since local
+//     providers receive classified content; the user's file may mark any
+//     host local.
+//   - permissions allow/ask/deny, classify paths/markings and allowlist —
+//     concatenated, user's first, so a project can add deny rules but
+//     never remove one (allowlists are also kept one per file, and a
+//     provider must be in each: a project's allowlist narrows the user's,
+//     never widens it). The allow rules a project adds are kept (a deny
+//     still wins) and listed in Config.Notices, so that the user sees what
+//     a cloned repository grants.
+//   - embedding, rerank — a project's section replaces the user's whole
+//     section, so that a base_url and the api_key_env meant for it are
+//     never split across files.
 //   - MOTEUR_BASE_URL + MOTEUR_MODEL (+ MOTEUR_API_KEY; OPENAI_BASE_URL,
 //     OPENAI_MODEL, OPENAI_API_KEY as fallbacks) define one more provider,
 //     placed first.
@@ -37,6 +56,8 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"net"
+	"net/netip"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -117,8 +138,18 @@ type Config struct {
 	// Sources are the files that were read, in the order they apply (user,
 	// project, organisation policy), for diagnostics.
 	Sources []string
+	// Notices are what the project file tried or added that the user should
+	// know of, one line each, to show at startup: a looser profile or mode
+	// it asked for and did not get, the allow rules it adds. Never secrets.
+	Notices []string
 
 	allowlistFrom []string // the file of each of Allowlists, for messages
+
+	// Set by merge for the checks of project endpoints' keys in Load.
+	userFile      string              // the user's file, "" when none was read
+	keyConsent    map[string]struct{} // consentKey of the user's declarations
+	embeddingFrom string              // the project file of Embedding, if from one
+	rerankFrom    string              // the project file of Rerank, if from one
 }
 
 // defaultPolicyPath is orgpolicy.DefaultPath; tests point it elsewhere so
@@ -162,7 +193,7 @@ func Load(o LoadOptions) (*Config, error) {
 
 	c := &Config{Mode: policy.AutoWrite, Policy: pol}
 	var layers []layer
-	for _, path := range []string{userPath(o.UserDir), projectPath(o.ProjectRoot)} {
+	for i, path := range []string{userPath(o.UserDir), projectPath(o.ProjectRoot)} {
 		if path == "" || slices.Contains(c.Sources, path) {
 			continue // a project whose root is the user's directory: read once
 		}
@@ -174,7 +205,7 @@ func Load(o LoadOptions) (*Config, error) {
 		if err != nil {
 			return nil, err
 		}
-		layers = append(layers, layer{path, f})
+		layers = append(layers, layer{path: path, f: f, project: i == 1})
 		c.Sources = append(c.Sources, path)
 	}
 	if pol != nil {
@@ -193,6 +224,11 @@ func Load(o LoadOptions) (*Config, error) {
 	}
 	c.applyPolicy()
 	if err := c.check(); err != nil {
+		return nil, err
+	}
+	// After the environment's provider is in place: a project endpoint
+	// without a base_url goes to the first provider, whichever it is.
+	if err := c.checkEndpointKeys(); err != nil {
 		return nil, err
 	}
 	c.Embedding = c.Embedding.resolve(c.Providers, getenv)
@@ -217,27 +253,60 @@ func projectPath(root string) string {
 type layer struct {
 	path string
 	f    *File
+	// project: the file came with the code, not from the user; it may
+	// only tighten (see the package doc).
+	project bool
 }
 
 // merge folds the files, in order, into c. The files were checked by
-// ReadFile, so parsing here cannot fail but for the combined allowlist.
+// ReadFile, so parsing here cannot fail but for the combined allowlist and
+// what a project file may not do.
 func (c *Config) merge(layers []layer, getenv func(string) string) error {
 	name := profile.Standard
 	var allow []string
+	c.keyConsent = map[string]struct{}{}
+	for _, l := range layers {
+		if !l.project {
+			c.userFile = l.path
+			c.addKeyConsent(l.f)
+		}
+	}
 	for _, l := range layers {
 		f := l.f
 		if strings.TrimSpace(f.Profile) != "" {
-			name, _ = profile.Parse(f.Profile)
+			n, _ := profile.Parse(f.Profile)
+			if l.project && profileStrictness(n) < profileStrictness(name) {
+				c.notef("project config %s: profile %s is looser than your %s; keeping %s", l.path, n, name, name)
+			} else {
+				name = n
+			}
 		}
 		if strings.TrimSpace(f.Mode) != "" {
-			c.Mode, _ = policy.ParseMode(strings.TrimSpace(f.Mode))
+			m, _ := policy.ParseMode(strings.TrimSpace(f.Mode))
+			if l.project && c.Mode.Stricter(m) {
+				c.notef("project config %s: mode %s is looser than your %s; keeping %s", l.path, m, c.Mode, c.Mode)
+			} else {
+				c.Mode = m
+			}
 		}
 		if f.Lang != "" {
 			c.Lang, _ = parseLang(f.Lang)
 		}
 		if len(f.Providers) > 0 {
 			c.Providers = c.Providers[:0:0]
+			if l.project {
+				// A cloned repository chooses where the session's content
+				// goes: say so, so the user can pin an allowlist.
+				c.noteProjectProviders(l.path, f.Providers)
+			}
 			for _, fp := range f.Providers {
+				if l.project {
+					// Before resolveProvider, so that a key that may not
+					// go where the project says is never even read.
+					if err := c.checkProjectProvider(fp, l.path); err != nil {
+						return err
+					}
+				}
 				c.Providers = append(c.Providers, resolveProvider(fp, l.path, getenv))
 			}
 		}
@@ -250,22 +319,210 @@ func (c *Config) merge(layers []layer, getenv func(string) string) error {
 			c.allowlistFrom = append(c.allowlistFrom, l.path)
 			allow = append(allow, f.Allowlist...)
 		}
+		if l.project {
+			c.noteProjectAllow(l.path, f.Permissions.Allow)
+		}
 		c.Permissions.Allow = append(c.Permissions.Allow, f.Permissions.Allow...)
 		c.Permissions.Ask = append(c.Permissions.Ask, f.Permissions.Ask...)
 		c.Permissions.Deny = append(c.Permissions.Deny, f.Permissions.Deny...)
 		c.ClassifyPaths = append(c.ClassifyPaths, f.Classify.Paths...)
 		c.ClassifyMarkings = append(c.ClassifyMarkings, f.Classify.Markings...)
+		from := ""
+		if l.project {
+			from = l.path
+		}
 		if f.Embedding.isSet() {
-			c.Embedding = f.Embedding.endpoint()
+			c.Embedding, c.embeddingFrom = f.Embedding.endpoint(), from
 		}
 		if f.Rerank.isSet() {
-			c.Rerank = f.Rerank.endpoint()
+			c.Rerank, c.rerankFrom = f.Rerank.endpoint(), from
 		}
 	}
 	c.Profile = profile.Get(name)
 	var err error
 	if c.Allowlist, err = hostmatch.Parse(allow); err != nil {
 		return fmt.Errorf("config: allowlist: %w", err)
+	}
+	return nil
+}
+
+// noteProjectProviders lists the servers a project file sends to.
+func (c *Config) noteProjectProviders(path string, ps []FileProvider) {
+	var hosts []string
+	for _, p := range ps {
+		hosts = append(hosts, fmt.Sprintf("%s (%s)", p.Name, hostOf(p.BaseURL)))
+	}
+	c.notef("project config %s sets the providers your sessions are sent to: %s", path, strings.Join(hosts, ", "))
+}
+
+func (c *Config) notef(format string, a ...any) {
+	c.Notices = append(c.Notices, fmt.Sprintf(format, a...))
+}
+
+// profileStrictness orders profiles, standard < restricted < airgapped.
+// A name profile.Parse would not return counts as the strictest, as
+// profile.Get treats it.
+func profileStrictness(n profile.Name) int {
+	switch n {
+	case profile.Standard, "":
+		return 0
+	case profile.Restricted:
+		return 1
+	case profile.Airgapped:
+		return 2
+	}
+	return 3
+}
+
+// noteProjectAllow reports the allow rules a project file adds: rules that
+// widen what runs without asking, from a file that came with the code. A
+// rule the user's own file already has, or one listed twice, is reported
+// once or not at all: it grants nothing new.
+func (c *Config) noteProjectAllow(path string, rules []string) {
+	var added []string
+	for _, r := range rules {
+		if slices.Contains(c.Permissions.Allow, r) || slices.Contains(added, r) {
+			continue
+		}
+		added = append(added, r)
+	}
+	if len(added) == 0 {
+		return
+	}
+	quoted := make([]string, len(added))
+	for i, r := range added {
+		quoted[i] = strconv.Quote(r)
+	}
+	c.notef("project config %s adds allow rules: %s (deny rules still win)", path, strings.Join(quoted, ", "))
+}
+
+// addKeyConsent records the (server, variable) pairs the user's own file
+// declares: a provider, or an embedding or rerank server with its own
+// base_url, that names an api_key_env. Only these may a project file reuse.
+func (c *Config) addKeyConsent(f *File) {
+	for _, p := range f.Providers {
+		if p.APIKeyEnv != "" {
+			c.keyConsent[consentKey(p.BaseURL, p.APIKeyEnv)] = struct{}{}
+		}
+	}
+	for _, e := range []FileEndpoint{f.Embedding, f.Rerank} {
+		if strings.TrimSpace(e.BaseURL) != "" && e.APIKeyEnv != "" {
+			c.keyConsent[consentKey(e.BaseURL, e.APIKeyEnv)] = struct{}{}
+		}
+	}
+}
+
+// consentKey identifies a key's destination: the variable and the
+// origin (scheme, host, port) of the server. The path does not count, as
+// the same key works on every path of a server; the scheme does, as a key
+// meant for https must not go in clear.
+func consentKey(baseURL, env string) string {
+	return origin(baseURL) + " " + env
+}
+
+// origin is scheme://host:port of baseURL, lower case, the port made
+// explicit; "" when baseURL is no URL (never consented to).
+func origin(baseURL string) string {
+	u, err := url.Parse(strings.TrimSpace(baseURL))
+	if err != nil || u.Host == "" {
+		return ""
+	}
+	scheme := strings.ToLower(u.Scheme)
+	port := u.Port()
+	if port == "" {
+		port = map[string]string{"http": "80", "https": "443"}[scheme]
+	}
+	host := strings.TrimSuffix(strings.ToLower(u.Hostname()), ".")
+	return scheme + "://" + net.JoinHostPort(host, port)
+}
+
+// checkProjectKey refuses a project's api_key_env for a server the user has
+// not declared with that variable. Without it, a cloned repository could
+// name the user's MISTRAL_API_KEY and a host of its own, and receive the
+// key with the first request. The error names the variable, never its
+// value, which is not read.
+func (c *Config) checkProjectKey(path, what, baseURL, env string) error {
+	if _, ok := c.keyConsent[consentKey(baseURL, env)]; ok {
+		return nil
+	}
+	u, err := url.Parse(strings.TrimSpace(baseURL))
+	if err != nil || u.Host == "" {
+		// An endpoint with neither a base_url nor a provider to inherit one
+		// from: there is no server the user could have consented to.
+		return fmt.Errorf("config %s: %w", path, fmt.Errorf(
+			"%s uses api_key_env %s but names no server: a project file cannot send your credentials "+
+				"to a host you have not configured with them", what, env))
+	}
+	dest := u.Scheme + "://" + u.Host
+	yours := "your own config file"
+	if c.userFile != "" {
+		yours += " " + c.userFile
+	}
+	return fmt.Errorf("config %s: %w", path, fmt.Errorf(
+		"%s (%s) uses api_key_env %s, but %s declares no provider at %s with api_key_env %s: "+
+			"a project file cannot send your credentials to a host you have not configured with them; "+
+			"if you trust it, add that provider to your own config file",
+		what, dest, env, yours, dest, env))
+}
+
+// checkProjectProvider applies to a project's provider what a project
+// file may not do alone: reuse a key of the user's elsewhere, or call a
+// remote host local.
+func (c *Config) checkProjectProvider(fp FileProvider, path string) error {
+	u, _ := url.Parse(strings.TrimSpace(fp.BaseURL)) // checked by ReadFile
+	name := providerName(fp, u)
+	if fp.APIKeyEnv != "" {
+		if err := c.checkProjectKey(path, "provider "+name, fp.BaseURL, fp.APIKeyEnv); err != nil {
+			return err
+		}
+	}
+	if fp.Local && !isPrivateHost(u.Hostname()) {
+		// local: true opens the provider to classified content; a project
+		// file could otherwise route it to any host by declaring it so.
+		return fmt.Errorf("config %s: %w", path, fmt.Errorf(
+			"provider %s (%s) is marked local: true, but %s is not a loopback, localhost or private-range address: "+
+				"a project file cannot declare a remote host local, since local providers receive classified content; "+
+				"if it is local, declare it in your own config file",
+			name, u.Host, u.Hostname()))
+	}
+	return nil
+}
+
+// isPrivateHost reports whether host (without port) is localhost, a
+// loopback address or a private-range one (10/8, 172.16/12, 192.168/16,
+// fc00::/7). Names other than localhost are not resolved: what a name
+// points to can change after Load, and is the project's to choose.
+func isPrivateHost(host string) bool {
+	h := strings.TrimSuffix(strings.ToLower(host), ".")
+	if h == "localhost" {
+		return true
+	}
+	addr, err := netip.ParseAddr(h)
+	if err != nil {
+		return false
+	}
+	addr = addr.Unmap().WithZone("")
+	return addr.IsLoopback() || addr.IsPrivate()
+}
+
+// checkEndpointKeys applies checkProjectKey to a project's embedding and
+// rerank sections, at the server their key would go to: their own
+// base_url, else the first provider's.
+func (c *Config) checkEndpointKeys() error {
+	for _, e := range []struct {
+		what, from string
+		ep         Endpoint
+	}{{"embedding", c.embeddingFrom, c.Embedding}, {"rerank", c.rerankFrom, c.Rerank}} {
+		if e.from == "" || e.ep.APIKeyEnv == "" {
+			continue
+		}
+		base := e.ep.BaseURL
+		if base == "" && len(c.Providers) > 0 {
+			base = c.Providers[0].BaseURL
+		}
+		if err := c.checkProjectKey(e.from, e.what, base, e.ep.APIKeyEnv); err != nil {
+			return err
+		}
 	}
 	return nil
 }

@@ -86,6 +86,16 @@ func (d Decision) String() string {
 type PermissionsConfig struct {
 	Rules Rules
 	Mode  Mode
+	// Floor is an organisation's min_mode: a hard floor under every
+	// decision on a call that changes something, where Mode is only the
+	// default for calls no rule covers. Allow rules come from files the
+	// organisation does not control (a cloned project's among them), so
+	// without a floor one allow rule would undo a read_only or confirm
+	// policy. read_only: such calls are denied whatever the rules or
+	// remembered answers say; confirm: an allow rule's Allow becomes Ask,
+	// while a remembered answer still allows (the user confirmed it).
+	// Mode is raised to Floor when looser. Zero: no floor.
+	Floor Mode
 	// DeniedTools are tool names (globs like mcp_*) an organisation forbids
 	// outright: no rule, mode or remembered answer can allow them.
 	DeniedTools []string
@@ -147,9 +157,16 @@ const (
 // it never overrides a deny, whether from the organisation, a deny rule or
 // read_only.
 //
+// An organisation floor (PermissionsConfig.Floor) then bounds every call
+// that is not read or probe: under a read_only floor it is denied, allow
+// rules and remembered answers notwithstanding; under a confirm floor an
+// allow rule only makes it asked, and the user's own answer, remembered
+// for the session, is what lets it run without asking again.
+//
 // Check, Remember and Forget are safe for concurrent use.
 type Permissions struct {
 	mode        Mode
+	floor       Mode // AutoWrite when there is none
 	root        string
 	deny        []*rule
 	ask         []*rule
@@ -169,7 +186,17 @@ func NewPermissions(cfg PermissionsConfig) (*Permissions, error) {
 	if err != nil {
 		errs = append(errs, err)
 	}
-	p := &Permissions{mode: mode, memory: map[string]map[string]struct{}{}}
+	floor, err := ParseMode(string(cfg.Floor))
+	if err != nil {
+		errs = append(errs, fmt.Errorf("floor: %w", err))
+	}
+	if floor.Stricter(mode) {
+		// The floor is also the least the mode may be, so that a caller
+		// that passed the floor but forgot to raise the mode still gets
+		// the organisation's default for uncovered calls.
+		mode = floor
+	}
+	p := &Permissions{mode: mode, floor: floor, memory: map[string]map[string]struct{}{}}
 	if cfg.Root != "" {
 		if !filepath.IsAbs(cfg.Root) {
 			// A relative root would change meaning with the working
@@ -206,7 +233,8 @@ func NewPermissions(cfg PermissionsConfig) (*Permissions, error) {
 	return p, nil
 }
 
-// Mode returns the mode in force.
+// Mode returns the mode in force: the configured mode, raised to the
+// floor when looser.
 func (p *Permissions) Mode() Mode { return p.mode }
 
 // Check decides one call.
@@ -224,11 +252,31 @@ func (p *Permissions) Check(req Request) Verdict {
 	if r, s := firstMatch(p.deny, req.Tool, subj.list); r != nil {
 		return Verdict{Decision: Deny, Rule: r.label(), Reason: ruleReason(r, s, req.Tool, "forbids")}
 	}
+	// The floor comes after the deny rules, which keep their own label,
+	// and before anything that could allow: no rule and no remembered
+	// answer may take a change past a read_only organisation.
+	floored := changesSomething(req.Risk)
+	if floored && p.floor == ReadOnly {
+		return Verdict{
+			Decision: Deny,
+			Rule:     floorRule(ReadOnly),
+			Reason:   fmt.Sprintf("The organisation's policy (min_mode read_only) forbids every call that changes something, such as %s, whatever the rules allow.", req.Tool),
+		}
+	}
 	var v Verdict
 	if r, s := firstMatch(p.ask, req.Tool, subj.list); r != nil {
 		v = Verdict{Decision: Ask, Rule: r.label(), Reason: ruleReason(r, s, req.Tool, "requires confirmation for")}
 	} else if allowed, uncovered := p.allowedByRules(req.Tool, &subj); allowed != nil {
-		return *allowed
+		if !floored || p.floor != Confirm {
+			return *allowed
+		}
+		// A rule in a file is not the user's confirmation; only an answer
+		// the user gave (remembered below) is.
+		v = Verdict{
+			Decision: Ask,
+			Rule:     floorRule(Confirm),
+			Reason:   fmt.Sprintf("The organisation's policy (min_mode confirm) requires confirmation for every change, even one the rule %q allows.", allowed.Rule),
+		}
 	} else {
 		v = p.byMode(req, uncovered)
 	}
@@ -240,6 +288,15 @@ func (p *Permissions) Check(req Request) Verdict {
 		}
 	}
 	return v
+}
+
+// floorRule is Verdict.Rule for a decision the organisation floor made.
+func floorRule(m Mode) string { return "organisation min_mode " + string(m) }
+
+// changesSomething reports whether a call of this risk is under the floor:
+// write, destructive, or unknown (treated as destructive, as byMode does).
+func changesSomething(r tools.Risk) bool {
+	return r != tools.RiskRead && r != tools.RiskProbe
 }
 
 // firstMatch returns the first rule of list that applies to the call, and

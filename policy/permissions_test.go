@@ -691,3 +691,113 @@ func FuzzCheck(f *testing.F) {
 		}
 	})
 }
+
+// An organisation's read_only floor denies every call that changes
+// something, whatever the allow rules, the ask rules with a remembered
+// answer, or the configured mode say; reads and probes go on as before.
+func TestFloorReadOnly(t *testing.T) {
+	p := newPerms(t, PermissionsConfig{
+		Mode:  AutoWrite, // as if the caller had not raised it
+		Floor: ReadOnly,
+		Root:  "/proj",
+		Rules: Rules{
+			Allow: []string{"write_file(src/**)", "rm_tree", "mystery", "read_file", "web_fetch"},
+			Ask:   []string{"shell_exec(git push*)"},
+			Deny:  []string{"write_file(secrets/**)"},
+		},
+	})
+	if p.Mode() != ReadOnly {
+		t.Errorf("Mode() = %s, want raised to the floor", p.Mode())
+	}
+	push := Request{Session: "s", Tool: "shell_exec", Risk: tools.RiskDestructive, Args: cmd("git push origin main")}
+	p.Remember(push)
+	for _, x := range []struct {
+		name string
+		req  Request
+		want Decision
+		rule string
+	}{
+		{"allow rule, write", Request{Session: "s", Tool: "write_file", Risk: tools.RiskWrite, Args: args("path", "src/a.go")}, Deny, "organisation min_mode read_only"},
+		{"bare allow rule, destructive", Request{Session: "s", Tool: "rm_tree", Risk: tools.RiskDestructive, Args: args("path", "src")}, Deny, "organisation min_mode read_only"},
+		{"bare allow rule, unknown risk", Request{Session: "s", Tool: "mystery", Risk: "bogus"}, Deny, "organisation min_mode read_only"},
+		{"ask rule, remembered answer", push, Deny, "organisation min_mode read_only"},
+		{"no rule, write", Request{Session: "s", Tool: "edit_file", Risk: tools.RiskWrite, Args: args("path", "src/a.go")}, Deny, "organisation min_mode read_only"},
+		{"deny rule keeps its label", Request{Session: "s", Tool: "write_file", Risk: tools.RiskWrite, Args: args("path", "secrets/k")}, Deny, "deny: write_file(secrets/**)"},
+		{"read", Request{Session: "s", Tool: "read_file", Risk: tools.RiskRead, Args: args("path", "src/a.go")}, Allow, "allow: read_file"},
+		{"read, no rule", Request{Session: "s", Tool: "grep", Risk: tools.RiskRead, Args: args("pattern", "x")}, Allow, "mode read_only: read allowed"},
+		{"probe", Request{Session: "s", Tool: "web_fetch", Risk: tools.RiskProbe, Args: args("url", "https://go.dev")}, Allow, "allow: web_fetch"},
+	} {
+		v := p.Check(x.req)
+		if v.Decision != x.want || v.Rule != x.rule || v.Reason == "" {
+			t.Errorf("%s: %v %q (%s), want %v %q", x.name, v.Decision, v.Rule, v.Reason, x.want, x.rule)
+		}
+	}
+}
+
+// An organisation's confirm floor turns what an allow rule allows into a
+// question; the user's own answer, remembered for the session, allows.
+func TestFloorConfirm(t *testing.T) {
+	p := newPerms(t, PermissionsConfig{
+		Mode:  AutoWrite, // as if the caller had not raised it
+		Floor: Confirm,
+		Rules: Rules{Allow: []string{"write_file(src/**)", "rm_tree", "mystery", "read_file", "web_fetch"}},
+	})
+	if p.Mode() != Confirm {
+		t.Errorf("Mode() = %s, want raised to the floor", p.Mode())
+	}
+	write := Request{Session: "s", Tool: "write_file", Risk: tools.RiskWrite, Args: args("path", "src/a.go")}
+	for _, x := range []struct {
+		name string
+		req  Request
+		want Decision
+		rule string
+	}{
+		{"allow rule, write", write, Ask, "organisation min_mode confirm"},
+		{"bare allow rule, destructive", Request{Session: "s", Tool: "rm_tree", Risk: tools.RiskDestructive}, Ask, "organisation min_mode confirm"},
+		{"bare allow rule, unknown risk", Request{Session: "s", Tool: "mystery", Risk: ""}, Ask, "organisation min_mode confirm"},
+		{"no rule, write", Request{Session: "s", Tool: "edit_file", Risk: tools.RiskWrite, Args: args("path", "src/a.go")}, Ask, "mode confirm: write asks"},
+		{"read", Request{Session: "s", Tool: "read_file", Risk: tools.RiskRead, Args: args("path", "src/a.go")}, Allow, "allow: read_file"},
+		{"probe", Request{Session: "s", Tool: "web_fetch", Risk: tools.RiskProbe, Args: args("url", "https://go.dev")}, Allow, "allow: web_fetch"},
+	} {
+		v := p.Check(x.req)
+		if v.Decision != x.want || v.Rule != x.rule || v.Reason == "" {
+			t.Errorf("%s: %v %q (%s), want %v %q", x.name, v.Decision, v.Rule, v.Reason, x.want, x.rule)
+		}
+	}
+	if v := p.Check(write); !strings.Contains(v.Reason, "write_file(src/**)") {
+		t.Errorf("reason does not name the allow rule it overrode: %s", v.Reason)
+	}
+
+	// The user confirmed, for the session: that allows, in that session.
+	p.Remember(write)
+	if v := p.Check(write); v.Decision != Allow || v.Rule != RuleRemembered {
+		t.Errorf("after Remember: %v %q, want allow %q", v.Decision, v.Rule, RuleRemembered)
+	}
+	other := write
+	other.Session = "s2"
+	if v := p.Check(other); v.Decision != Ask {
+		t.Errorf("other session: %v %q, want ask", v.Decision, v.Rule)
+	}
+}
+
+// No floor (zero) and an auto_write floor change nothing; a malformed floor
+// is refused rather than read as no floor.
+func TestFloorNoneAndMalformed(t *testing.T) {
+	for _, floor := range []Mode{"", AutoWrite} {
+		p := newPerms(t, PermissionsConfig{Mode: AutoWrite, Floor: floor, Rules: Rules{Allow: []string{"rm_tree"}}})
+		if v := p.Check(Request{Tool: "rm_tree", Risk: tools.RiskDestructive}); v.Decision != Allow || v.Rule != "allow: rm_tree" {
+			t.Errorf("floor %q: %v %q, want the allow rule", floor, v.Decision, v.Rule)
+		}
+		if p.Mode() != AutoWrite {
+			t.Errorf("floor %q: Mode() = %s", floor, p.Mode())
+		}
+	}
+	// A stricter mode is kept: the floor only raises.
+	if p := newPerms(t, PermissionsConfig{Mode: ReadOnly, Floor: Confirm}); p.Mode() != ReadOnly {
+		t.Errorf("Mode() = %s, want read_only kept", p.Mode())
+	}
+	_, err := NewPermissions(PermissionsConfig{Floor: "readonly!"})
+	if !errors.Is(err, ErrUnknownMode) || !strings.Contains(err.Error(), "floor") {
+		t.Errorf("malformed floor: %v", err)
+	}
+}
