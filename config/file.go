@@ -13,6 +13,7 @@ import (
 	"github.com/moteur/moteur/hostmatch"
 	"github.com/moteur/moteur/policy"
 	"github.com/moteur/moteur/profile"
+	"github.com/moteur/moteur/strictyaml"
 )
 
 // File is one configuration file as written. Every key is optional; values
@@ -84,14 +85,14 @@ func (e FileEndpoint) endpoint() Endpoint {
 // file, the line and why.
 func ReadFile(path string) (*File, error) {
 	fail := func(err error) (*File, error) { return nil, fmt.Errorf("config %s: %w", path, err) }
-	data, err := readSmallFile(path)
+	data, err := strictyaml.ReadFile(path)
 	if err != nil {
 		return fail(err)
 	}
 	var f File
-	tree, err := decodeStrict(data, &f)
+	tree, err := strictyaml.Decode(data, &f)
 	if err != nil {
-		var ye *yamlError
+		var ye *strictyaml.Error
 		if errors.As(err, &ye) && ye.Key == "api_key" {
 			ye.Msg = "api_key is not accepted: an API key never goes in a config file; " +
 				"put it in an environment variable and name that variable with api_key_env"
@@ -107,7 +108,7 @@ func ReadFile(path string) (*File, error) {
 // check validates the values of f; tree gives their lines.
 func (f *File) check(tree *ast.File) error {
 	at := func(path string, err error) error {
-		return &yamlError{Line: lineOf(tree, path), Msg: err.Error(), Err: err}
+		return &strictyaml.Error{Line: strictyaml.LineOf(tree, path), Msg: err.Error(), Err: err}
 	}
 	if strings.TrimSpace(f.Profile) != "" {
 		if _, err := profile.Parse(f.Profile); err != nil {

@@ -28,6 +28,7 @@ import (
 	"github.com/moteur/moteur/hostmatch"
 	"github.com/moteur/moteur/policy"
 	"github.com/moteur/moteur/profile"
+	"github.com/moteur/moteur/strictyaml"
 )
 
 // DefaultPath is where the policy is read when $MOTEUR_POLICY is not set.
@@ -95,12 +96,12 @@ func Load(path string, explicit bool) (*Policy, error) {
 	if _, err := os.Lstat(path); errors.Is(err, fs.ErrNotExist) && !explicit {
 		return nil, nil
 	}
-	data, err := readSmallFile(path)
+	data, err := strictyaml.ReadFile(path)
 	if err != nil {
 		return fail(err)
 	}
 	var raw file
-	f, err := decodeStrict(data, &raw)
+	f, err := strictyaml.Decode(data, &raw)
 	if err != nil {
 		return fail(err)
 	}
@@ -108,12 +109,12 @@ func Load(path string, explicit bool) (*Policy, error) {
 
 	if raw.AllowedHosts != nil {
 		if len(*raw.AllowedHosts) == 0 {
-			return fail(&yamlError{Line: lineOf(f, "$.allowed_hosts"),
+			return fail(&strictyaml.Error{Line: strictyaml.LineOf(f, "$.allowed_hosts"),
 				Msg: "allowed_hosts is empty: list the hosts providers may use, or remove the key"})
 		}
 		for i, h := range *raw.AllowedHosts {
 			if _, err := hostmatch.Parse([]string{h}); err != nil {
-				return fail(&yamlError{Line: lineOf(f, fmt.Sprintf("$.allowed_hosts[%d]", i)),
+				return fail(&strictyaml.Error{Line: strictyaml.LineOf(f, fmt.Sprintf("$.allowed_hosts[%d]", i)),
 					Msg: "allowed_hosts: " + err.Error(), Err: err})
 			}
 		}
@@ -124,7 +125,7 @@ func Load(path string, explicit bool) (*Policy, error) {
 
 	for i, t := range raw.DeniedTools {
 		if err := checkToolName(t); err != nil {
-			return fail(&yamlError{Line: lineOf(f, fmt.Sprintf("$.denied_tools[%d]", i)),
+			return fail(&strictyaml.Error{Line: strictyaml.LineOf(f, fmt.Sprintf("$.denied_tools[%d]", i)),
 				Msg: "denied_tools: " + err.Error(), Err: err})
 		}
 		p.DeniedTools = append(p.DeniedTools, strings.TrimSpace(t))
@@ -132,12 +133,12 @@ func Load(path string, explicit bool) (*Policy, error) {
 
 	if strings.TrimSpace(raw.Profile) != "" {
 		if p.Profile, err = profile.Parse(raw.Profile); err != nil {
-			return fail(&yamlError{Line: lineOf(f, "$.profile"), Msg: "profile: " + err.Error(), Err: err})
+			return fail(&strictyaml.Error{Line: strictyaml.LineOf(f, "$.profile"), Msg: "profile: " + err.Error(), Err: err})
 		}
 	}
 	if strings.TrimSpace(raw.MinMode) != "" {
 		if p.MinMode, err = policy.ParseMode(strings.TrimSpace(raw.MinMode)); err != nil {
-			return fail(&yamlError{Line: lineOf(f, "$.min_mode"), Msg: "min_mode: " + err.Error(), Err: err})
+			return fail(&strictyaml.Error{Line: strictyaml.LineOf(f, "$.min_mode"), Msg: "min_mode: " + err.Error(), Err: err})
 		}
 	}
 	return p, nil

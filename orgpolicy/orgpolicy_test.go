@@ -8,6 +8,7 @@ import (
 
 	"github.com/moteur/moteur/policy"
 	"github.com/moteur/moteur/profile"
+	"github.com/moteur/moteur/strictyaml"
 )
 
 func write(t *testing.T, content string) string {
@@ -120,7 +121,7 @@ func TestLoadFailsClosed(t *testing.T) {
 		{"wrong type", write(t, "denied_tools: shell_exec\n"), "line 1"},
 		{"list at the top", write(t, "- profile: restricted\n"), "line 1"},
 		{"two documents", write(t, "profile: restricted\n---\nprofile: standard\n"), "line 2"},
-		{"too large", write(t, "# "+strings.Repeat("x", maxFileSize)+"\n"), "larger than"},
+		{"too large", write(t, "# "+strings.Repeat("x", strictyaml.MaxFileSize)+"\n"), "larger than"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

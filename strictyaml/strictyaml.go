@@ -1,8 +1,8 @@
-package orgpolicy
-
-// This file is duplicated in package config (same names, same behaviour):
-// the two read YAML the same strict way, and a shared helper package would
-// be one more package in the tree for one small file.
+// Package strictyaml reads Moteur's configuration and policy files
+// strictly: a file must be small and regular, and an unknown or duplicate
+// key, a wrong type or a second document is an error that names the line —
+// a typo must never silently disable a rule.
+package strictyaml
 
 import (
 	"errors"
@@ -17,13 +17,13 @@ import (
 	"github.com/goccy/go-yaml/token"
 )
 
-// maxFileSize bounds what is read: configuration is small, and a path that
+// MaxFileSize bounds what is read: configuration is small, and a path that
 // names something huge (or endless) must fail rather than fill memory.
-const maxFileSize = 1 << 20
+const MaxFileSize = 1 << 20
 
-// readSmallFile reads a regular file of at most maxFileSize bytes. It checks
+// ReadFile reads a regular file of at most MaxFileSize bytes. It checks
 // the type before opening, since opening a FIFO blocks until a writer comes.
-func readSmallFile(path string) ([]byte, error) {
+func ReadFile(path string) ([]byte, error) {
 	st, err := os.Stat(path)
 	if err != nil {
 		return nil, err
@@ -39,44 +39,44 @@ func readSmallFile(path string) ([]byte, error) {
 		return nil, err
 	}
 	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, maxFileSize+1))
+	data, err := io.ReadAll(io.LimitReader(f, MaxFileSize+1))
 	if err != nil {
 		return nil, err
 	}
-	if len(data) > maxFileSize {
-		return nil, fmt.Errorf("larger than %d bytes", maxFileSize)
+	if len(data) > MaxFileSize {
+		return nil, fmt.Errorf("larger than %d bytes", MaxFileSize)
 	}
 	return data, nil
 }
 
-// yamlError is a YAML problem at a line of the file.
-type yamlError struct {
+// Error is a YAML problem at a line of the file.
+type Error struct {
 	Line int    // 1-based; 0 when unknown
 	Key  string // for an unknown key: the key
 	Msg  string
 	Err  error // the decoder's error, if any
 }
 
-func (e *yamlError) Error() string {
+func (e *Error) Error() string {
 	if e.Line > 0 {
 		return fmt.Sprintf("line %d: %s", e.Line, e.Msg)
 	}
 	return e.Msg
 }
 
-func (e *yamlError) Unwrap() error { return e.Err }
+func (e *Error) Unwrap() error { return e.Err }
 
-// decodeStrict decodes the one YAML document in data into v: unknown keys,
+// Decode decodes the one YAML document in data into v: unknown keys,
 // duplicate keys and values of the wrong type are errors with their line.
 // Empty input, or input with only comments, leaves v untouched. The parsed
 // file is returned to find the lines of values that fail validation later.
-func decodeStrict(data []byte, v any) (*ast.File, error) {
+func Decode(data []byte, v any) (*ast.File, error) {
 	f, err := parser.ParseBytes(data, 0)
 	if err != nil {
 		return nil, fromDecoder(err)
 	}
 	if len(f.Docs) > 1 {
-		return nil, &yamlError{Line: docLine(f.Docs[1]), Msg: "a second YAML document: the file must hold one"}
+		return nil, &Error{Line: docLine(f.Docs[1]), Msg: "a second YAML document: the file must hold one"}
 	}
 	if len(f.Docs) == 0 || f.Docs[0].Body == nil {
 		return f, nil
@@ -97,15 +97,15 @@ func docLine(d *ast.DocumentNode) int {
 	return 0
 }
 
-// fromDecoder turns the decoder's error into a yamlError that says what is
+// fromDecoder turns the decoder's error into a Error that says what is
 // wrong in the file's words (keys, lists, numbers), not Go's. It never
 // quotes a value, which could be a secret typed in the wrong place.
 func fromDecoder(err error) error {
 	var ye yaml.Error
 	if !errors.As(err, &ye) {
-		return &yamlError{Msg: err.Error(), Err: err}
+		return &Error{Msg: err.Error(), Err: err}
 	}
-	out := &yamlError{Msg: ye.GetMessage(), Err: err}
+	out := &Error{Msg: ye.GetMessage(), Err: err}
 	tk := ye.GetToken()
 	if tk != nil {
 		out.Line = tk.Position.Line
@@ -156,10 +156,10 @@ func describeKind(k string) string {
 	return k
 }
 
-// lineOf returns the line of the value at path ("$.providers[1].base_url")
+// LineOf returns the line of the value at path ("$.providers[1].base_url")
 // in f; when that value is absent (a missing key), the line of the nearest
 // enclosing one; 0 when none can be found.
-func lineOf(f *ast.File, path string) int {
+func LineOf(f *ast.File, path string) int {
 	if f == nil {
 		return 0
 	}
