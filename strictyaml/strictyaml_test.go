@@ -15,9 +15,9 @@ type doc struct {
 
 func TestDecodeRefusesWhatCouldHideAMistake(t *testing.T) {
 	for in, want := range map[string]string{
-		"name: a\nitmes: [x]\n":  "itmes",
-		"name: a\nname: b\n":     "name",
-		"name: [1, 2]\n":         "",
+		"name: a\nitmes: [x]\n":   "itmes",
+		"name: a\nname: b\n":      "name",
+		"name: [1, 2]\n":          "",
 		"name: a\n---\nname: b\n": "",
 	} {
 		var d doc
