@@ -13,13 +13,8 @@ import (
 	"github.com/moteur/moteur/engine"
 )
 
-type chatFlags struct {
-	session       string
-	maxIterations int
-}
-
 func (c *cli) chatCmd(g *globalFlags) *cobra.Command {
-	f := &chatFlags{}
+	f := &agentFlags{}
 	cmd := &cobra.Command{
 		Use:   "chat [flags]",
 		Short: "Talk with an agent, turn after turn",
@@ -29,17 +24,17 @@ func (c *cli) chatCmd(g *globalFlags) *cobra.Command {
 			"/session prints the session id, /help the commands.\n\n" +
 			"With --session ID the chat continues that stored session (see moteur run --help).\n" +
 			"With standard input not a terminal, prompts are read from it line by line and the first\n" +
-			"turn that fails ends the chat with exit status 1.",
+			"turn that fails ends the chat with exit status 1.\n\n" +
+			agentHelp,
 		Example: "  moteur chat\n" +
+			"  moteur chat --mode confirm\n" +
 			"  moteur chat --session s-20260101T120000-0123456789abcdef",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return failure(c.chat(cmd.Context(), g, f))
 		},
 	}
-	fl := cmd.Flags()
-	fl.StringVar(&f.session, "session", "", "session to continue, or to start under this id (default: a new session)")
-	fl.IntVar(&f.maxIterations, "max-iterations", engine.DefaultMaxIterations, "most model rounds in a turn")
+	addAgentFlags(cmd, f)
 	return cmd
 }
 
@@ -51,15 +46,11 @@ const (
 	chatLineEscape = `\`
 )
 
-func (c *cli) chat(ctx context.Context, g *globalFlags, f *chatFlags) (err error) {
-	lang, err := resolveLang(g.lang, c.env)
-	if err != nil {
+func (c *cli) chat(ctx context.Context, g *globalFlags, f *agentFlags) (err error) {
+	if err := checkAgentFlags(g, f); err != nil {
 		return err
 	}
-	if err := checkAgentFlags(f.session, f.maxIterations); err != nil {
-		return err
-	}
-	a, err := c.openAgent(ctx, lang, f.session, f.maxIterations)
+	a, err := c.openAgent(ctx, g, f)
 	if err != nil {
 		return err
 	}
@@ -83,6 +74,11 @@ func (c *cli) chat(ctx context.Context, g *globalFlags, f *chatFlags) (err error
 
 	lines := readLines(c.stdin)
 	defer lines.stop()
+	if interactive {
+		// Approval questions read their answers from the same lines as
+		// the prompts.
+		a.useTerminal(func() *lineReader { return lines })
+	}
 	for {
 		prompt, ok, err := c.readPrompt(ctx, lines, interactive)
 		if err != nil || !ok {
@@ -184,7 +180,7 @@ func (c *cli) chatTurn(ctx context.Context, a *agent, prompt string) error {
 		case <-tctx.Done():
 		}
 	}()
-	v := newRenderer(c.stdout, c.stderr, isTerminal(c.stdout))
+	v := a.view(newRenderer(c.stdout, a.stderr, isTerminal(c.stdout), isTerminal(c.stderr)), false)
 	turnErr, viewErr := runTurn(tctx, a.eng, a.events, a.id, prompt, v)
 	cancel()
 	<-watched
@@ -195,7 +191,7 @@ func (c *cli) chatTurn(ctx context.Context, a *agent, prompt string) error {
 		_, err := fmt.Fprintln(c.stderr, "moteur: turn interrupted")
 		return err
 	case turnErr != nil:
-		return turnErr
+		return turnError(turnErr)
 	case viewErr != nil:
 		return fmt.Errorf("write output: %w", viewErr)
 	}

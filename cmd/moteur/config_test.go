@@ -1,39 +1,74 @@
 package main
 
 import (
-	"strings"
 	"testing"
+
+	"github.com/moteur/moteur/engine"
+	"github.com/moteur/moteur/event"
+	"github.com/moteur/moteur/i18n"
+	"github.com/moteur/moteur/policy"
 )
 
-func TestModelFromEnv(t *testing.T) {
+func TestUserConfigDir(t *testing.T) {
 	for _, tc := range []struct {
-		name string
 		env  map[string]string
-		want modelConfig
-		err  string
+		want string
 	}{
-		{"moteur vars", map[string]string{"MOTEUR_BASE_URL": "http://h/v1", "MOTEUR_MODEL": "m", "MOTEUR_API_KEY": "k", "MOTEUR_CONTEXT_WINDOW": "128000"},
-			modelConfig{BaseURL: "http://h/v1", BaseURLVar: "MOTEUR_BASE_URL", APIKey: "k", Model: "m", ContextWindow: 128000}, ""},
-		{"moteur vars win", map[string]string{"MOTEUR_BASE_URL": "http://a/v1", "OPENAI_BASE_URL": "http://b/v1", "MOTEUR_MODEL": "m", "OPENAI_MODEL": "o"},
-			modelConfig{BaseURL: "http://a/v1", BaseURLVar: "MOTEUR_BASE_URL", Model: "m"}, ""},
-		{"openai key with its own server", map[string]string{"OPENAI_BASE_URL": "http://b/v1", "OPENAI_API_KEY": "ok", "MOTEUR_MODEL": "m"},
-			modelConfig{BaseURL: "http://b/v1", BaseURLVar: "OPENAI_BASE_URL", APIKey: "ok", Model: "m"}, ""},
-		{"openai key kept from another server", map[string]string{"MOTEUR_BASE_URL": "http://a/v1", "OPENAI_API_KEY": "ok", "MOTEUR_MODEL": "m"},
-			modelConfig{BaseURL: "http://a/v1", BaseURLVar: "MOTEUR_BASE_URL", Model: "m"}, ""},
-		{"no base url", map[string]string{"MOTEUR_MODEL": "m"}, modelConfig{}, errNoModel.Error()},
-		{"no model", map[string]string{"MOTEUR_BASE_URL": "http://a/v1"}, modelConfig{}, errNoModel.Error()},
-		{"bad url", map[string]string{"MOTEUR_BASE_URL": "localhost:8080", "MOTEUR_MODEL": "m"}, modelConfig{}, "invalid MOTEUR_BASE_URL"},
-		{"bad window", map[string]string{"MOTEUR_BASE_URL": "http://a/v1", "MOTEUR_MODEL": "m", "MOTEUR_CONTEXT_WINDOW": "big"}, modelConfig{}, "invalid MOTEUR_CONTEXT_WINDOW"},
+		{map[string]string{"XDG_CONFIG_HOME": "/x", "HOME": "/h"}, "/x/moteur"},
+		{map[string]string{"XDG_CONFIG_HOME": "relative", "HOME": "/h"}, "/h/.config/moteur"},
+		{map[string]string{"HOME": "/h"}, "/h/.config/moteur"},
+		{nil, ""},
 	} {
-		got, err := modelFromEnv(envMap(tc.env))
-		if tc.err != "" {
-			if err == nil || !strings.Contains(err.Error(), tc.err) {
-				t.Errorf("%s: error %v, want %q", tc.name, err, tc.err)
-			}
-			continue
+		if got := userConfigDir(envMap(tc.env)); got != tc.want {
+			t.Errorf("%v: %q, want %q", tc.env, got, tc.want)
 		}
+	}
+}
+
+func TestResolveLang(t *testing.T) {
+	for _, tc := range []struct {
+		flag, configured, env string
+		want                  i18n.Lang
+	}{
+		{"en", "fr", "fr", i18n.EN},
+		{"", "en", "fr", i18n.EN},
+		{"", "", "en", i18n.EN},
+		{"", "", "", i18n.FR},
+		{"", "fr", "en", i18n.FR},
+	} {
+		got, err := resolveLang(tc.flag, tc.configured, envMap(map[string]string{"MOTEUR_LANG": tc.env}))
 		if err != nil || got != tc.want {
-			t.Errorf("%s: %+v, %v; want %+v", tc.name, got, err, tc.want)
+			t.Errorf("flag %q config %q env %q: %q, %v; want %q", tc.flag, tc.configured, tc.env, got, err, tc.want)
+		}
+	}
+	if _, err := resolveLang("de", "en", envMap(nil)); err == nil {
+		t.Error("--lang de accepted")
+	}
+}
+
+func TestParseAnswer(t *testing.T) {
+	for _, tc := range []struct {
+		line      string
+		sandboxed bool
+		want      engine.Reply
+		ok        bool
+	}{
+		{"y", false, engine.Reply{Allow: true}, true},
+		{" Yes ", false, engine.Reply{Allow: true}, true},
+		{"oui", false, engine.Reply{Allow: true}, true},
+		{"n", false, engine.Reply{}, true},
+		{"n not that folder", false, engine.Reply{Reason: "not that folder"}, true},
+		{"no,\tbecause", false, engine.Reply{Reason: "because"}, true},
+		{"a", false, engine.Reply{Allow: true, Remember: true}, true},
+		{"toujours", false, engine.Reply{Allow: true, Remember: true}, true},
+		{"w", true, engine.Reply{Allow: true, Network: true}, true},
+		{"w", false, engine.Reply{}, false},
+		{"", false, engine.Reply{}, false},
+		{"maybe", false, engine.Reply{}, false},
+	} {
+		got, ok := parseAnswer(tc.line, tc.sandboxed)
+		if got != tc.want || ok != tc.ok {
+			t.Errorf("%q (sandboxed %v): %+v, %v; want %+v, %v", tc.line, tc.sandboxed, got, ok, tc.want, tc.ok)
 		}
 	}
 }
@@ -55,5 +90,25 @@ func TestDataDir(t *testing.T) {
 	}
 	if _, err := dataDir(envMap(nil)); err == nil {
 		t.Error("no error without MOTEUR_HOME or HOME")
+	}
+}
+
+func TestNoTerminalRefusalSaysWhatWouldAllowTheCall(t *testing.T) {
+	req := func(tool, risk string) event.PermissionRequestedPayload {
+		return event.PermissionRequestedPayload{Tool: tool, Risk: risk}
+	}
+	for _, tc := range []struct {
+		mode, floor policy.Mode
+		req         event.PermissionRequestedPayload
+		want        string
+	}{
+		{policy.Confirm, "", req("write_file", "write"), "no terminal to ask: allow it with --allow 'write_file(PATTERN)' or --mode auto_write"},
+		// auto_write asks about destructive calls: the mode cannot help.
+		{policy.AutoWrite, "", req("shell_exec", "destructive"), "no terminal to ask: allow it with --allow 'shell_exec(PATTERN)'"},
+		{policy.Confirm, policy.Confirm, req("write_file", "write"), "no terminal to ask, and the organisation policy /etc/p.yaml wants a person to confirm every change: run moteur in a terminal"},
+	} {
+		if got := noTerminalRefusal(tc.mode, tc.floor, "/etc/p.yaml")(tc.req); got != tc.want {
+			t.Errorf("%s %s %+v:\n got %q\nwant %q", tc.mode, tc.floor, tc.req, got, tc.want)
+		}
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/moteur/moteur/event"
 	"github.com/moteur/moteur/provider/openai/openaitest"
 	"github.com/moteur/moteur/session"
+	"github.com/moteur/moteur/tools"
 )
 
 // thinkingArgs are valid arguments of the thinking tool.
@@ -43,6 +44,8 @@ type harness struct {
 	interrupts chan os.Signal
 	// tty makes stdin a terminal for the command.
 	tty bool
+	// tools are added to the built-in tools of every session.
+	tools []func() tools.Tool
 }
 
 func newHarness(t *testing.T, baseURL string) *harness {
@@ -70,6 +73,7 @@ func (h *harness) run(t *testing.T, args ...string) result {
 	c := newCLI(envMap(h.env), h.stdin, &out, &errOut)
 	c.workDir = func() (string, error) { return h.dir, nil }
 	c.stdinTTY = h.tty
+	c.tools = append(c.tools, h.tools...)
 	if h.interrupts != nil {
 		c.interrupts = func() (<-chan os.Signal, func()) { return h.interrupts, func() {} }
 	}

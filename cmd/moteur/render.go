@@ -27,9 +27,10 @@ const argsPreview = 100
 // streamed in the current round, so that the answer is shown exactly once
 // even when the final text is not what streamed.
 type renderer struct {
-	out  io.Writer // the answer and the tool lines
-	note io.Writer // notes that are not the answer (retries)
-	tty  bool      // out is a terminal: styles allowed, reasoning shown
+	out     io.Writer // the answer and the tool lines
+	note    io.Writer // notes that are not the answer (retries, approvals, routing)
+	tty     bool      // out is a terminal: styles allowed, reasoning shown
+	noteTTY bool      // note is a terminal: notes may be dimmed
 
 	err       error // first write error; later writes are skipped
 	lineOpen  bool  // the last byte written to out is not a newline
@@ -37,15 +38,23 @@ type renderer struct {
 	round     int   // round of streamed
 	streamed  strings.Builder
 	answerMsg string // text of the last answer message, as shown
+	// turnErr is the turn's last Error event, until its TurnCompleted says
+	// whether the caller prints it.
+	turnErr *event.ErrorPayload
 }
 
-func newRenderer(out, note io.Writer, tty bool) *renderer {
-	return &renderer{out: out, note: note, tty: tty}
+func newRenderer(out, note io.Writer, tty, noteTTY bool) *renderer {
+	return &renderer{out: out, note: note, tty: tty, noteTTY: noteTTY}
 }
 
 // event renders one event. It returns the first write error, after which
 // the renderer only keeps its state.
 func (r *renderer) event(ev event.Event) error {
+	// A request to approve is shown whoever made it: the user answers it.
+	if p, ok := ev.Payload.(event.PermissionRequestedPayload); ok {
+		r.noteLine(describeRequest(p), false)
+		return r.err
+	}
 	// A sub-agent's stream would interleave with the parent's answer; its
 	// result reaches the screen through the parent's tool result.
 	if ev.ParentCallID != "" {
@@ -65,13 +74,42 @@ func (r *renderer) event(ev event.Event) error {
 		r.toolResult(p)
 	case event.ProviderRetryPayload:
 		r.retry(p)
+	case event.ProviderSelectedPayload:
+		r.noteLine(fmt.Sprintf("moteur: using %s (%s)", oneLine(p.Provider, 60), oneLine(p.Reason, 300)), true)
+	case event.SessionClassifiedPayload:
+		r.noteLine(fmt.Sprintf("moteur: session classified: %s — only local providers from now on", oneLine(p.Marking, 80)), false)
+	case event.WarningPayload:
+		r.noteLine("moteur: warning: "+oneLine(p.Message, 300), false)
+	case event.ErrorPayload:
+		r.turnErr = &p
 	case event.TurnCompletedPayload:
 		r.turnCompleted(p)
 	}
-	// SessionStarted and UserMessage show nothing the user does not know;
-	// Error events are left to the caller, which prints the error that
-	// SubmitInput returns, so that it appears once.
+	// SessionStarted and UserMessage show nothing the user does not know.
+	// An Error is left to the caller, which prints the error SubmitInput
+	// returns, so that it appears once; a turn that ends otherwise than in
+	// error (a cancelled turn whose closing synthesis failed, or was
+	// refused) returns no such error, and its Error is shown here.
 	return r.err
+}
+
+// noteLine writes one line of notes, dimmed when asked and the notes go to
+// a terminal. Its end of line is written in the same call, so that a
+// question asked on the same stream from another goroutine never splits it.
+func (r *renderer) noteLine(s string, dim bool) {
+	r.endFaint()
+	r.endLine()
+	if r.err != nil {
+		return
+	}
+	if r.noteTTY {
+		s = cleanTerminal(s)
+		if dim {
+			s = styleFaint + s + styleReset
+		}
+	}
+	_, err := io.WriteString(r.note, s+"\n")
+	r.setErr(err)
 }
 
 // finish closes the output: style reset, final newline.
@@ -147,6 +185,10 @@ func (r *renderer) retry(p event.ProviderRetryPayload) {
 }
 
 func (r *renderer) turnCompleted(p event.TurnCompletedPayload) {
+	if e := r.turnErr; e != nil && p.Reason != event.StopError {
+		r.noteLine("moteur: "+errorEventText(*e), false)
+	}
+	r.turnErr = nil
 	r.endFaint()
 	// The answer message normally showed the answer already; this covers a
 	// turn whose answer reached no AssistantMessage this renderer saw.
@@ -227,4 +269,14 @@ func oneLine(s string, n int) string {
 		return s
 	}
 	return string([]rune(s)[:n-1]) + "…"
+}
+
+// errorEventText is an Error event as a message: a refused send says that
+// nothing was sent, and its message names the rule that refused it.
+func errorEventText(p event.ErrorPayload) string {
+	msg := oneLine(p.Message, 500)
+	if p.Kind == "outbound" {
+		return "not sent: " + msg
+	}
+	return msg
 }

@@ -30,7 +30,7 @@ func completed(text string) event.Event {
 func render(t *testing.T, tty bool, evs ...event.Event) (out, note string) {
 	t.Helper()
 	var o, n strings.Builder
-	r := newRenderer(&o, &n, tty)
+	r := newRenderer(&o, &n, tty, false)
 	for _, e := range evs {
 		if err := r.event(e); err != nil {
 			t.Fatal(err)
@@ -152,5 +152,61 @@ func TestRendererEndsWithNewlineOnlyAfterOutput(t *testing.T) {
 	out, _ = render(t, false)
 	if out != "" {
 		t.Errorf("%q, want nothing for no events", out)
+	}
+}
+
+func TestRendererNotesRoutingClassificationAndWarnings(t *testing.T) {
+	evs := []event.Event{
+		ev(event.SessionClassified, event.SessionClassifiedPayload{Marking: "DIFFUSION RESTREINTE", Source: "user"}),
+		ev(event.ProviderSelected, event.ProviderSelectedPayload{Provider: "local", Model: "m", Local: true, Reason: "the session is sensitive: local provider"}),
+		ev(event.Warning, event.WarningPayload{Kind: "jurisdiction", Message: "x sends to y"}),
+		delta(1, "ok"), answer(1, "ok", false), completed("ok"),
+	}
+	out, note := render(t, false, evs...)
+	if out != "ok\n" {
+		t.Errorf("stdout %q, want the answer alone", out)
+	}
+	want := "moteur: session classified: DIFFUSION RESTREINTE — only local providers from now on\n" +
+		"moteur: using local (the session is sensitive: local provider)\n" +
+		"moteur: warning: x sends to y\n"
+	if note != want {
+		t.Errorf("notes %q, want %q", note, want)
+	}
+
+	// On a terminal the provider note is dimmed.
+	var o, n strings.Builder
+	r := newRenderer(&o, &n, true, true)
+	_ = r.event(evs[1])
+	if want := styleFaint + "moteur: using local (the session is sensitive: local provider)" + styleReset + "\n"; n.String() != want {
+		t.Errorf("terminal note %q, want %q", n.String(), want)
+	}
+}
+
+func TestRendererShowsTheErrorsTheTurnDoesNotReturn(t *testing.T) {
+	refused := ev(event.Error, event.ErrorPayload{Kind: "outbound", Message: "refused by allowlist: p (h) is not in the allowlist [a]"})
+	// A turn that ends in error returns it: the caller prints it, once.
+	_, note := render(t, false, refused, ev(event.TurnCompleted, event.TurnCompletedPayload{Reason: event.StopError}))
+	if note != "" {
+		t.Errorf("notes %q, want nothing", note)
+	}
+	// A cancelled turn whose closing synthesis was refused returns the
+	// cancellation: the refusal is shown here.
+	_, note = render(t, false, refused, ev(event.TurnCompleted, event.TurnCompletedPayload{Reason: event.StopCancelled}))
+	if note != "moteur: not sent: refused by allowlist: p (h) is not in the allowlist [a]\n" {
+		t.Errorf("notes %q", note)
+	}
+}
+
+func TestRendererShowsPermissionRequestsOnNotes(t *testing.T) {
+	req := event.PermissionRequestedPayload{ID: "s/1", Tool: "shell_exec", Summary: "shell_exec: rm -rf\x1b[2J build", Risk: "destructive"}
+	out, note := render(t, false, ev(event.PermissionRequested, req))
+	if out != "" || note != "moteur: permission needed (risk destructive): shell_exec: rm -rf [2J build\n" {
+		t.Errorf("stdout %q, notes %q", out, note)
+	}
+	// A sub-agent's request is shown too: the user answers it.
+	sub := ev(event.PermissionRequested, req)
+	sub.ParentCallID = "call_9"
+	if _, note := render(t, false, sub); note == "" {
+		t.Error("a sub-agent's permission request was not shown")
 	}
 }

@@ -6,9 +6,12 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"time"
 
 	"github.com/spf13/cobra"
+
+	"github.com/moteur/moteur/tools"
 )
 
 // cli is the process as the commands see it: the environment, the standard
@@ -31,6 +34,9 @@ type cli struct {
 	interrupts func() (ch <-chan os.Signal, stop func())
 	// now tells the time (relative dates of sessions list).
 	now func() time.Time
+	// tools are the constructors of the tools added after the built-ins
+	// (extraTools; tests add their own).
+	tools []func() tools.Tool
 }
 
 func newCLI(env func(string) string, stdin io.Reader, stdout, stderr io.Writer) *cli {
@@ -40,6 +46,7 @@ func newCLI(env func(string) string, stdin io.Reader, stdout, stderr io.Writer) 
 		workDir:      os.Getwd,
 		interrupts:   notifyInterrupts,
 		now:          time.Now,
+		tools:        slices.Clone(extraTools),
 	}
 }
 
@@ -79,7 +86,10 @@ func (c *cli) rootCmd() *cobra.Command {
 		Short: "Run tool-using LLM agents over your project",
 		Long: "moteur runs tool-using LLM agents over a project's files, with an audit log of everything they do.\n\n" +
 			"Model: set MOTEUR_BASE_URL, MOTEUR_MODEL and MOTEUR_API_KEY (any OpenAI-compatible server),\n" +
-			"or OPENAI_BASE_URL and OPENAI_API_KEY. Data goes to $MOTEUR_HOME, default $XDG_DATA_HOME/moteur:\n" +
+			"or OPENAI_BASE_URL and OPENAI_API_KEY, or list providers: in .moteur/config.yaml or\n" +
+			"$XDG_CONFIG_HOME/moteur/config.yaml (see moteur run --help). An organisation policy\n" +
+			"($MOTEUR_POLICY, default /etc/moteur/policy.yaml) applies on top of everything.\n\n" +
+			"Data goes to $MOTEUR_HOME, default $XDG_DATA_HOME/moteur:\n" +
 			"moteur.db (the sessions), audit/ (one hash-chained audit log per session, never deleted),\n" +
 			"transcripts/ (each session's events as JSON lines).",
 		// Errors are printed once, by execute, in our own format; cobra
@@ -94,7 +104,7 @@ func (c *cli) rootCmd() *cobra.Command {
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
 		return &statusError{code: exitUsage, hint: true, err: err}
 	})
-	root.PersistentFlags().StringVar(&g.lang, "lang", "", "language of messages and prompts: fr or en (default $MOTEUR_LANG, else fr)")
+	root.PersistentFlags().StringVar(&g.lang, "lang", "", "language of messages and prompts: fr or en (default: the config file's lang, else $MOTEUR_LANG, else fr)")
 	root.AddCommand(c.runCmd(g), c.chatCmd(g), c.sessionsCmd(), c.auditCmd(), c.versionCmd())
 	return root
 }

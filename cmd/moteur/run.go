@@ -12,10 +12,11 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
+	"github.com/moteur/moteur/classify"
+	"github.com/moteur/moteur/config"
 	"github.com/moteur/moteur/engine"
 	"github.com/moteur/moteur/event"
-	"github.com/moteur/moteur/i18n"
-	"github.com/moteur/moteur/provider/openai"
+	"github.com/moteur/moteur/policy"
 	"github.com/moteur/moteur/tools"
 	"github.com/moteur/moteur/tools/plan"
 )
@@ -25,9 +26,8 @@ import (
 const maxStdinPrompt = 16 << 20
 
 type runFlags struct {
-	json          bool
-	session       string
-	maxIterations int
+	agentFlags
+	json bool
 }
 
 func (c *cli) runCmd(g *globalFlags) *cobra.Command {
@@ -40,18 +40,19 @@ func (c *cli) runCmd(g *globalFlags) *cobra.Command {
 			"With --session ID the turn continues that stored session, even one whose process was killed\n" +
 			"(a tool call left without a result is answered as unfinished); an ID not stored yet starts a\n" +
 			"new session under that id. A session is used by one process at a time.\n\n" +
-			"Exit status: 0 when the turn completed, 1 on an error, 2 on bad usage.",
+			agentHelp + "\n" +
+			"Exit status: 0 when the turn completed (refused calls included), 1 on an error, 2 on bad usage.",
 		Example: "  moteur run \"what does this project do?\"\n" +
 			"  git diff | moteur run --json -\n" +
+			"  moteur run --mode read_only \"review the last commit\"\n" +
+			"  moteur run --allow 'shell_exec(go test*)' \"fix the failing test\"\n" +
 			"  moteur run --session s-20260101T120000-0123456789abcdef \"and the tests?\"",
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return failure(c.run(cmd.Context(), g, f, args))
 		},
 	}
-	fl := cmd.Flags()
-	fl.BoolVar(&f.json, "json", false, "print every event as one JSON object per line, and nothing else, on stdout")
-	fl.StringVar(&f.session, "session", "", "session to continue, or to start under this id (default: a new session)")
-	fl.IntVar(&f.maxIterations, "max-iterations", engine.DefaultMaxIterations, "most model rounds in a turn")
+	cmd.Flags().BoolVar(&f.json, "json", false, "print every event as one JSON object per line, and nothing else, on stdout")
+	addAgentFlags(cmd, &f.agentFlags)
 	return cmd
 }
 
@@ -64,20 +65,31 @@ type view interface {
 func (c *cli) run(ctx context.Context, g *globalFlags, f *runFlags, args []string) error {
 	// Usage first: a mistake in the command line is reported before
 	// anything is read or created.
-	lang, err := resolveLang(g.lang, c.env)
-	if err != nil {
-		return err
-	}
-	if err := checkAgentFlags(f.session, f.maxIterations); err != nil {
+	if err := checkAgentFlags(g, &f.agentFlags); err != nil {
 		return err
 	}
 	prompt, err := c.prompt(args)
 	if err != nil {
 		return err
 	}
-	a, err := c.openAgent(ctx, lang, f.session, f.maxIterations)
+	a, err := c.openAgent(ctx, g, &f.agentFlags)
 	if err != nil {
 		return err
+	}
+	if c.stdinTTY {
+		// The terminal is read only once a request is asked there.
+		var lines *lineReader
+		defer func() {
+			if lines != nil {
+				lines.stop()
+			}
+		}()
+		a.useTerminal(func() *lineReader {
+			if lines == nil {
+				lines = readLines(c.stdin)
+			}
+			return lines
+		})
 	}
 
 	// Ctrl-C cancels the turn, which the engine closes gracefully (rescue
@@ -96,9 +108,11 @@ func (c *cli) run(ctx context.Context, g *globalFlags, f *runFlags, args []strin
 		}
 	}()
 
-	var v view = newRenderer(c.stdout, c.stderr, isTerminal(c.stdout))
+	var v view
 	if f.json {
-		v = newJSONView(c.stdout)
+		v = a.view(newJSONView(c.stdout), true)
+	} else {
+		v = a.view(newRenderer(c.stdout, a.stderr, isTerminal(c.stdout), isTerminal(c.stderr)), false)
 	}
 	turnErr, viewErr := runTurn(ctx, a.eng, a.events, a.id, prompt, v)
 	closeErr := a.close()
@@ -106,7 +120,7 @@ func (c *cli) run(ctx context.Context, g *globalFlags, f *runFlags, args []strin
 	case turnErr != nil && ctx.Err() != nil && errors.Is(turnErr, ctx.Err()):
 		return fmt.Errorf("interrupted: %w", turnErr)
 	case turnErr != nil:
-		return turnErr
+		return turnError(turnErr)
 	case closeErr != nil:
 		return fmt.Errorf("session %s: %w", a.id, closeErr)
 	case viewErr != nil:
@@ -115,31 +129,30 @@ func (c *cli) run(ctx context.Context, g *globalFlags, f *runFlags, args []strin
 	return nil
 }
 
-// checkAgentFlags checks the flags run and chat share.
-func checkAgentFlags(sessionID string, maxIterations int) error {
-	if maxIterations < 1 {
-		return usageErrorf("invalid --max-iterations %d: want 1 or more", maxIterations)
+// turnError is the error a failed turn reports: a send that Outbound
+// refused says that nothing was sent (its message names the rule).
+func turnError(err error) error {
+	if errors.Is(err, policy.ErrRefused) {
+		return fmt.Errorf("not sent: %w", err)
 	}
-	if sessionID != "" {
-		return checkSessionID(sessionID)
-	}
-	return nil
+	return err
 }
 
 // extraTools are constructors of tools added to every session's registry
 // after the built-ins. It is the one piece of package state, and it is
 // empty in the moteur binary: only init functions of build-tagged files
 // append to it (testtools.go, tag moteur_testtools, gives the crash test a
-// tool that blocks).
+// tool that blocks). Each cli starts with a copy (cli.tools), which
+// in-process tests extend with their own tools.
 var extraTools []func() tools.Tool
 
-// newRegistry returns the tools of one session.
-func newRegistry() (*tools.Registry, error) {
+// newRegistry returns the tools of one session: the built-ins, then extra.
+func newRegistry(extra []func() tools.Tool) (*tools.Registry, error) {
 	reg := tools.NewRegistry(tools.Config{})
 	if err := plan.Register(reg); err != nil {
 		return nil, fmt.Errorf("register tools: %w", err)
 	}
-	for _, newTool := range extraTools {
+	for _, newTool := range extra {
 		if err := reg.Register(newTool()); err != nil {
 			return nil, fmt.Errorf("register tools: %w", err)
 		}
@@ -155,29 +168,22 @@ type agent struct {
 	events <-chan event.Event
 	ls     *liveSession
 	id     string
-	model  modelConfig
+	// model is the first provider's, the one a session starts with.
+	model config.Provider
 	// resumed reports that the session had stored events.
 	resumed bool
+	// stderr is standard error, shared by the views' notes and the
+	// approval questions.
+	stderr io.Writer
+	// approvals answers the permission requests of every turn.
+	approvals *approvals
 }
 
-// openAgent prepares the turns of session sessionID ("" for a new one): the
-// model, the project, the tools, then the session, continued from the store
-// when it exists there.
-func (c *cli) openAgent(ctx context.Context, lang i18n.Lang, sessionID string, maxIterations int) (*agent, error) {
-	model, err := modelFromEnv(c.env)
-	if errors.Is(err, errNoModel) {
-		return nil, configError(errors.New(i18n.T(lang, i18n.NoModelConfigured)))
-	}
-	if err != nil {
-		return nil, configError(err)
-	}
-	prov, err := openai.New(openai.Config{
-		Name: model.providerName(), BaseURL: model.BaseURL, APIKey: model.APIKey, Model: model.Model,
-	})
-	if err != nil {
-		return nil, configError(fmt.Errorf("model configuration: %w", err))
-	}
-
+// openAgent prepares the turns of the session f names (a new one when
+// none): the project, its configuration, the models, the tools, then the
+// session, continued from the store when it exists there. Nothing is
+// created before the configuration has been read and accepted.
+func (c *cli) openAgent(ctx context.Context, g *globalFlags, f *agentFlags) (*agent, error) {
 	root, err := c.workDir()
 	if err == nil {
 		root, err = filepath.Abs(root)
@@ -185,15 +191,25 @@ func (c *cli) openAgent(ctx context.Context, lang i18n.Lang, sessionID string, m
 	if err != nil {
 		return nil, fmt.Errorf("project root: %w", err)
 	}
+	st, err := c.loadSettings(root, g, f)
+	if err != nil {
+		return nil, err
+	}
+	cfg, lang := st.cfg, st.lang
+	prov, router, err := providers(cfg)
+	if err != nil {
+		return nil, failure(err)
+	}
 	sysPrompt, instructions, err := systemPrompt(root, lang)
 	if err != nil {
 		return nil, err
 	}
-	reg, err := newRegistry()
+	reg, err := newRegistry(c.tools)
 	if err != nil {
 		return nil, err
 	}
 
+	sessionID := f.session
 	if sessionID == "" {
 		if sessionID, err = c.newSessionID(); err != nil {
 			return nil, err
@@ -213,14 +229,21 @@ func (c *cli) openAgent(ctx context.Context, lang i18n.Lang, sessionID string, m
 
 	eng, err := engine.New(engine.Deps{
 		Provider:      prov,
+		Router:        router,
 		Tools:         reg,
 		Sinks:         ls.sinks(),
-		MaxIterations: maxIterations,
+		MaxIterations: f.maxIterations,
 		SystemPrompt:  sysPrompt,
 		ProjectRoot:   root,
 		Instructions:  instructions,
 		Lang:          lang,
-		ContextWindow: model.ContextWindow,
+		ContextWindow: cfg.Providers[0].ContextWindow,
+		Permissions:   st.perms,
+		Classify:      classify.Rules{Paths: cfg.ClassifyPaths, Markings: cfg.ClassifyMarkings},
+		Profile:       cfg.Profile.Name,
+		Mode:          st.perms.Mode(),
+		Policy:        cfg.Policy,
+		Allowlists:    cfg.Allowlists,
 	})
 	if err == nil && len(ls.past) > 0 {
 		// Restore only reads the events: a log it refuses gets nothing
@@ -235,7 +258,27 @@ func (c *cli) openAgent(ctx context.Context, lang i18n.Lang, sessionID string, m
 	if ls.warning != "" {
 		fmt.Fprintf(c.stderr, "moteur: warning: %s\n", ls.warning)
 	}
-	return &agent{eng: eng, events: eng.Subscribe(), ls: ls, id: sessionID, model: model, resumed: len(ls.past) > 0}, nil
+	stderr := &lockedWriter{w: c.stderr}
+	policyPath := ""
+	if cfg.Policy != nil {
+		policyPath = cfg.Policy.Path
+	}
+	return &agent{
+		eng: eng, events: eng.Subscribe(), ls: ls, id: sessionID, model: cfg.Providers[0], resumed: len(ls.past) > 0,
+		stderr:    stderr,
+		approvals: &approvals{eng: eng, w: stderr, refusal: noTerminalRefusal(st.perms.Mode(), st.floor, policyPath)},
+	}, nil
+}
+
+// useTerminal makes the approvals ask on the terminal (standard input),
+// whose lines lines gives. Without it, requests are refused at once.
+func (a *agent) useTerminal(lines func() *lineReader) { a.approvals.lines = lines }
+
+// view is v with the approvals; describe says that v does not show
+// permission requests itself (the questions then say what they are about).
+func (a *agent) view(v view, describe bool) view {
+	a.approvals.describe = describe
+	return approvingView{view: v, ap: a.approvals}
 }
 
 // close ends the session's use by this process.

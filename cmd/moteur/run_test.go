@@ -195,18 +195,21 @@ func TestRunWithoutModelSaysSoInOneLine(t *testing.T) {
 	for _, tc := range []struct {
 		env  map[string]string
 		args []string
+		code int
 		want string
 	}{
-		{map[string]string{"MOTEUR_HOME": home}, []string{"run", "hi"}, "aucun modèle configuré"},
-		{map[string]string{"MOTEUR_HOME": home, "MOTEUR_LANG": "en"}, []string{"run", "hi"}, "no model configured"},
-		{map[string]string{"MOTEUR_HOME": home}, []string{"run", "--lang", "en", "hi"}, "no model configured"},
-		// A base URL without a model is no model either.
-		{map[string]string{"MOTEUR_HOME": home, "MOTEUR_BASE_URL": "http://127.0.0.1:1/v1"}, []string{"run", "hi"}, "MOTEUR_MODEL"},
+		{map[string]string{"MOTEUR_HOME": home}, []string{"run", "hi"}, 2, "aucun modèle configuré"},
+		{map[string]string{"MOTEUR_HOME": home, "MOTEUR_LANG": "en"}, []string{"run", "hi"}, 2, "or providers: in .moteur/config.yaml"},
+		{map[string]string{"MOTEUR_HOME": home}, []string{"run", "--lang", "en", "hi"}, 2, "no model configured"},
+		{map[string]string{"MOTEUR_HOME": home}, []string{"chat", "--lang", "en"}, 2, "no model configured"},
+		// A base URL without a model is a configuration mistake: the
+		// variable can only have been meant for moteur.
+		{map[string]string{"MOTEUR_HOME": home, "MOTEUR_BASE_URL": "http://127.0.0.1:1/v1"}, []string{"run", "hi"}, 1, "MOTEUR_MODEL"},
 	} {
 		var out, errOut bytes.Buffer
 		code := execute(t.Context(), tc.args, envMap(tc.env), strings.NewReader(""), &out, &errOut)
-		if code != 2 {
-			t.Errorf("%v: exit %d, want 2", tc.env, code)
+		if code != tc.code {
+			t.Errorf("%v: exit %d, want %d", tc.env, code, tc.code)
 		}
 		stderr := errOut.String()
 		if strings.Count(stderr, "\n") != 1 || !strings.HasPrefix(stderr, "moteur: ") ||
