@@ -155,9 +155,11 @@ func refusalText(tool, by, reason string, timeout time.Duration) string {
 	case "cancelled":
 		return fmt.Sprintf("The turn was stopped while %s waited for the user's approval; it was not run.", tool)
 	}
-	msg := fmt.Sprintf("The user refused to let %s run.", tool)
+	// Neutral wording: the refusal may come from a person or from an
+	// interface that had no one to ask, and its reason says which.
+	msg := fmt.Sprintf("The request to run %s was refused.", tool)
 	if reason != "" {
-		msg += " Their reason: " + reason
+		msg += " Reason: " + reason
 	}
 	return msg
 }

@@ -125,7 +125,7 @@ func TestRunOnTerminalNoWithAReasonRefuses(t *testing.T) {
 		t.Errorf("test_write ran %d times, want 0", ran)
 	}
 	r := payloads[event.ToolResultPayload](evs)
-	if len(r) != 1 || !r[0].IsError || !strings.Contains(r[0].Content, "Their reason: because not now") {
+	if len(r) != 1 || !r[0].IsError || !strings.Contains(r[0].Content, "Reason: because not now") {
 		t.Errorf("tool results %+v, want the refusal with the user's reason", r)
 	}
 	if p := payloads[event.PermissionResolvedPayload](evs); len(p) != 1 || p[0].Allow || p[0].Reason != "because not now" {

@@ -50,6 +50,10 @@ type Config struct {
 	// or {"thinking":{"type":"disabled"}} for DeepSeek. Nil adds nothing,
 	// since OpenAI itself rejects fields it does not know.
 	NoThinking json.RawMessage
+	// Local declares that the server runs on this machine or network and
+	// may receive classified content (the engine routes sensitive sessions
+	// to such providers).
+	Local bool
 }
 
 // Client streams chat completions from one server. It is safe for
@@ -63,6 +67,7 @@ type Client struct {
 	headers  map[string]string
 	// noThinking holds NoThinking's fields, without their braces.
 	noThinking []byte
+	local      bool
 }
 
 var _ provider.Provider = (*Client)(nil)
@@ -83,6 +88,7 @@ func New(cfg Config) (*Client, error) {
 		apiKey:   cfg.APIKey,
 		http:     cfg.HTTPClient,
 		headers:  maps.Clone(cfg.Headers),
+		local:    cfg.Local,
 	}
 	if c.name == "" {
 		c.name = "openai"
@@ -135,6 +141,9 @@ func defaultHTTPClient() *http.Client {
 
 // Name returns the provider's name.
 func (c *Client) Name() string { return c.name }
+
+// Local reports whether the server was declared local (Config.Local).
+func (c *Client) Local() bool { return c.local }
 
 // Endpoint is the URL requests are sent to, for the checks made before a
 // send.

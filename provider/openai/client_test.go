@@ -694,3 +694,16 @@ func TestNoThinkingFieldsOnlyWhenAsked(t *testing.T) {
 		}
 	}
 }
+
+func TestLocalAndEndpointAreReported(t *testing.T) {
+	c, err := New(Config{BaseURL: "http://127.0.0.1:11434/v1", Model: "qwen", Local: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !c.Local() || c.Endpoint() != "http://127.0.0.1:11434/v1/chat/completions" {
+		t.Errorf("Local %v, Endpoint %q", c.Local(), c.Endpoint())
+	}
+	if r, _ := New(Config{BaseURL: "https://api.mistral.ai/v1", Model: "m"}); r.Local() {
+		t.Error("a provider is remote unless declared local")
+	}
+}
