@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"time"
 
@@ -126,6 +127,7 @@ func (t *turn) runCall(ctx context.Context, i int, c llm.ToolCall, sem chan stru
 	sem <- struct{}{}
 	defer func() { <-sem }()
 	start := t.e.now()
+	ctx = tools.WithCall(ctx, tools.CallInfo{Session: t.s.id, CallID: c.ID})
 	res := t.e.deps.Tools.Execute(ctx, c)
 	done <- callDone{i: i, res: res, dur: t.e.now().Sub(start)}
 }
@@ -136,6 +138,7 @@ func (t *turn) emitResult(c llm.ToolCall, r tools.Result, dur time.Duration) str
 	rec, err := t.recordEvent(event.ToolResult, event.ToolResultPayload{
 		CallID: c.ID, Name: c.Name, Content: r.Content, IsError: r.IsError, Display: r.Display,
 		Truncated: r.Truncated, DurationMS: dur.Milliseconds(), Round: t.round, Risk: string(t.risk(c)),
+		Changes: r.Changes, NotUndoable: r.NotUndoable,
 	})
 	if err != nil {
 		return r.Content
@@ -144,10 +147,15 @@ func (t *turn) emitResult(c llm.ToolCall, r tools.Result, dur time.Duration) str
 	return rec.(event.ToolResultPayload).Content
 }
 
-// risk is a call's risk class; an unknown tool runs nothing, so it reads.
+// risk is a call's risk class: the tool's own, or what it says of these
+// arguments; an unknown tool runs nothing, so it reads.
 func (t *turn) risk(c llm.ToolCall) tools.Risk {
-	if tool, ok := t.e.deps.Tools.Lookup(c.Name); ok {
-		return tool.Risk()
+	tool, ok := t.e.deps.Tools.Lookup(c.Name)
+	if !ok {
+		return tools.RiskRead
 	}
-	return tools.RiskRead
+	if ra, ok := tool.(tools.RiskAssessor); ok {
+		return ra.RiskOf(json.RawMessage(c.Arguments))
+	}
+	return tool.Risk()
 }

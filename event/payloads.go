@@ -1,6 +1,9 @@
 package event
 
-import "github.com/moteur/moteur/llm"
+import (
+	"github.com/moteur/moteur/llm"
+	"github.com/moteur/moteur/tools"
+)
 
 // SessionStartedPayload opens a session: what it runs with.
 type SessionStartedPayload struct {
@@ -105,6 +108,10 @@ type ToolResultPayload struct {
 	// Synthetic marks an answer Moteur gave for a call that never got one
 	// (a crash, a cut): the tool may or may not have run.
 	Synthetic bool `json:"synthetic,omitempty"`
+	// Changes lists the files the call changed, for rewinds.
+	Changes []tools.Change `json:"changes,omitempty"`
+	// NotUndoable marks a call a rewind cannot undo (a shell command).
+	NotUndoable bool `json:"not_undoable,omitempty"`
 }
 
 // ProviderRetryPayload records a transient provider failure about to be

@@ -52,6 +52,11 @@ type Result struct {
 	Display string `json:"display,omitempty"`
 	// Truncated reports that Content was cut to the output limit.
 	Truncated bool `json:"truncated,omitempty"`
+	// Changes lists the files the call changed, for rewinds.
+	Changes []Change `json:"changes,omitempty"`
+	// NotUndoable marks a call whose effects a rewind cannot undo (a shell
+	// command that may have changed anything).
+	NotUndoable bool `json:"not_undoable,omitempty"`
 }
 
 // Cleaner is implemented by tools that hold resources for a session; the
