@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -575,7 +576,7 @@ func TestToolErrors(t *testing.T) {
 	if res := exec(r, "silent", "{}"); !res.IsError || !strings.Contains(res.Content, `"silent"`) {
 		t.Errorf("silent: got %+v", res)
 	}
-	if res := exec(r, "plain", "{}"); res != (tools.Result{Content: "no such document", IsError: true, Display: "doc"}) {
+	if res := exec(r, "plain", "{}"); !reflect.DeepEqual(res, tools.Result{Content: "no such document", IsError: true, Display: "doc"}) {
 		t.Errorf("plain: got %+v", res)
 	}
 }
