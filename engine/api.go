@@ -4,6 +4,7 @@ import (
 	"errors"
 	"time"
 
+	"github.com/moteur/moteur/checkpoint"
 	"github.com/moteur/moteur/classify"
 	"github.com/moteur/moteur/event"
 	"github.com/moteur/moteur/hostmatch"
@@ -87,6 +88,9 @@ type Deps struct {
 	// ShellSandboxed says the shell tool isolates its commands: requests
 	// about it carry Sandboxed (the "allow with network" option).
 	ShellSandboxed bool
+	// Checkpoints keeps the content files had before a tool changed them
+	// (nil: a rewind cannot bring content back; deletions still work).
+	Checkpoints *checkpoint.Store
 	// Sandbox describes the session's isolation, copied into SessionStarted
 	// (nil: omitted).
 	Sandbox *event.SandboxInfo

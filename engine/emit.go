@@ -45,6 +45,7 @@ func (e *Engine) emit(s *session, typ event.Type, payload any) (event.Event, err
 				Payload: event.ErrorPayload{Kind: "audit", Message: err.Error()}})
 			return event.Event{}, err
 		}
+		s.rewind.Apply(ev)
 	}
 	e.deliver(ev)
 	return ev, nil

@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/moteur/moteur/checkpoint"
 	"github.com/moteur/moteur/classify"
 	"github.com/moteur/moteur/event"
 	"github.com/moteur/moteur/i18n"
@@ -55,13 +56,22 @@ type session struct {
 	note      string            // a code rewind's note, joined to the next user message
 	current   routing.Candidate // the provider the last request went to
 	warned    bool              // the jurisdiction warning was given (never restored)
+	// Rewind state, updated under emitMu as events are recorded (live) or
+	// replayed (Restore).
+	rewind      *checkpoint.State
+	pointLen    map[uint64]int    // history length before each point's user message
+	prompts     map[uint64]string // each point's prompt
+	compactedAt uint64            // seq of the last compaction (the conversation cannot go back past it)
 	// dangling lists calls Restore found unanswered at the end of the log;
 	// the next turn records their synthetic answers, so the log shows what
 	// the model was told.
 	dangling []llm.ToolCall
 }
 
-func newSession(id string) *session { return &session{id: id, turn: make(chan struct{}, 1)} }
+func newSession(id string) *session {
+	return &session{id: id, turn: make(chan struct{}, 1), pointLen: map[uint64]int{}, prompts: map[uint64]string{},
+		rewind: &checkpoint.State{}}
+}
 
 // New returns an engine. It fails when no provider is given.
 func New(d Deps) (*Engine, error) {

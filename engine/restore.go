@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/moteur/moteur/checkpoint"
 	"github.com/moteur/moteur/event"
 	"github.com/moteur/moteur/llm"
 )
@@ -28,7 +29,8 @@ const danglingCallAnswer = "No result was recorded for this call: the session st
 // ErrInvalidLog when the events cannot describe a session (another
 // session's event, seqs out of order, a compaction or rewind out of range).
 func (e *Engine) Restore(sessionID string, events []event.Event) error {
-	r := &restorer{id: sessionID, pending: map[string]bool{}, names: map[string]string{}}
+	r := &restorer{id: sessionID, pending: map[string]bool{}, names: map[string]string{},
+		pointLen: map[uint64]int{}, prompts: map[uint64]string{}, rewind: &checkpoint.State{}}
 	for _, ev := range events {
 		if err := r.apply(ev); err != nil {
 			return fmt.Errorf("%w: session %s, event %d (%s): %w", ErrInvalidLog, sessionID, ev.Seq, ev.Type, err)
@@ -47,23 +49,28 @@ func (e *Engine) Restore(sessionID string, events []event.Event) error {
 	// own, saying what this process runs the session with.
 	s.seq, s.permSeq, s.dangling = r.seq, r.permSeq, dangling
 	s.messages, s.sensitive, s.note = r.history, r.sensitive, r.note
+	s.rewind, s.pointLen, s.prompts, s.compactedAt = r.rewind, r.pointLen, r.prompts, r.compactedAt
 	e.sessions[sessionID] = s
 	return nil
 }
 
 // restorer replays events onto a session's state.
 type restorer struct {
-	id        string
-	seq       uint64
-	permSeq   uint64
-	started   bool
-	remote    bool // the current provider is not local
-	sensitive bool
-	note      string // a code rewind's note, joined to the next user message
-	history   []llm.Message
-	pending   map[string]bool   // calls of the last assistant message still unanswered
-	order     []string          // their ids, in call order
-	names     map[string]string // tool name of each call id
+	id          string
+	seq         uint64
+	permSeq     uint64
+	started     bool
+	remote      bool // the current provider is not local
+	sensitive   bool
+	note        string // a code rewind's note, joined to the next user message
+	history     []llm.Message
+	rewind      *checkpoint.State
+	pointLen    map[uint64]int
+	prompts     map[uint64]string
+	compactedAt uint64
+	pending     map[string]bool   // calls of the last assistant message still unanswered
+	order       []string          // their ids, in call order
+	names       map[string]string // tool name of each call id
 }
 
 func (r *restorer) apply(ev event.Event) error {
@@ -77,18 +84,20 @@ func (r *restorer) apply(ev event.Event) error {
 	if ev.ParentCallID != "" {
 		return r.applyChild(ev)
 	}
+	r.rewind.Apply(ev)
 	switch p := ev.Payload.(type) {
 	case event.SessionStartedPayload:
 		r.started, r.remote = true, !p.Local
 	case event.ProviderSelectedPayload:
 		r.remote = !p.Local
 	case event.UserMessagePayload:
-		r.user(p)
+		r.user(ev.Seq, p)
 	case event.AssistantMessagePayload:
 		r.assistant(p)
 	case event.ToolResultPayload:
 		r.toolResult(p)
 	case event.ContextCompactedPayload:
+		r.compactedAt = ev.Seq
 		return r.compacted(p)
 	case event.RewoundPayload:
 		return r.rewound(p)
@@ -104,6 +113,9 @@ func (r *restorer) apply(ev event.Event) error {
 // the classification concern the parent session.
 func (r *restorer) applyChild(ev event.Event) error {
 	switch p := ev.Payload.(type) {
+	case event.ToolResultPayload:
+		// A sub-agent's writes are undone with its parent's.
+		r.rewind.Apply(ev)
 	case event.PermissionRequestedPayload:
 		r.permSeq = max(r.permSeq, p.Number)
 	case event.SessionClassifiedPayload:
@@ -112,11 +124,12 @@ func (r *restorer) applyChild(ev event.Event) error {
 	return nil
 }
 
-func (r *restorer) user(p event.UserMessagePayload) {
+func (r *restorer) user(seq uint64, p event.UserMessagePayload) {
 	if p.Blocked {
 		return
 	}
 	r.answerDangling()
+	r.pointLen[seq], r.prompts[seq] = len(r.history), p.Text
 	text := joinContext(p.Text, p.HookContext)
 	if r.note != "" {
 		text, r.note = joinNote(r.note, text), ""

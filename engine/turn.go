@@ -43,6 +43,18 @@ func (t *turn) emit(typ event.Type, payload any) error {
 	return err
 }
 
+// recordedEvent is recordEvent returning the whole event.
+func (t *turn) recordedEvent(typ event.Type, payload any) (event.Event, error) {
+	if t.auditErr != nil {
+		return event.Event{}, t.auditErr
+	}
+	ev, err := t.e.emit(t.s, typ, payload)
+	if err != nil {
+		t.auditErr = err
+	}
+	return ev, err
+}
+
 // recordEvent is emit returning the payload as recorded, secrets masked: the
 // history keeps what the log keeps, so a restored session and a live one
 // send the model the same messages.
@@ -50,9 +62,8 @@ func (t *turn) recordEvent(typ event.Type, payload any) (any, error) {
 	if t.auditErr != nil {
 		return nil, t.auditErr
 	}
-	ev, err := t.e.emit(t.s, typ, payload)
+	ev, err := t.recordedEvent(typ, payload)
 	if err != nil {
-		t.auditErr = err
 		return nil, err
 	}
 	return ev.Payload, nil
@@ -124,7 +135,7 @@ func (t *turn) start(in Input) error {
 		}
 		return err
 	}
-	rec, err := t.recordEvent(event.UserMessage, event.UserMessagePayload{
+	rec, err := t.recordedEvent(event.UserMessage, event.UserMessagePayload{
 		Text: in.Text, Typed: in.Typed, Skill: in.Skill, SkillSHA256: in.SkillSHA256,
 	})
 	if err != nil {
@@ -132,7 +143,8 @@ func (t *turn) start(in Input) error {
 	}
 	// The history keeps the masked text, as the log does; the model reads
 	// what the user typed, secrets included, for this turn only.
-	stored, live := rec.(event.UserMessagePayload).Text, in.Text
+	stored, live := rec.Payload.(event.UserMessagePayload).Text, in.Text
+	t.s.pointLen[rec.Seq], t.s.prompts[rec.Seq] = len(t.s.messages), stored
 	if t.s.note != "" {
 		// A code rewind's note goes with the next message the model reads;
 		// the event keeps the user's words alone, and Restore joins the

@@ -45,6 +45,7 @@ const (
 	RescueInstruction
 	NoModelConfigured
 	UnknownTool
+	RewindNote
 )
 
 var catalogue = map[Lang]map[Key]string{
@@ -56,6 +57,7 @@ var catalogue = map[Lang]map[Key]string{
 		RescueInstruction:  "Le travail a été interrompu. N'appelle plus d'outil : résume en quelques phrases ce que les résultats déjà obtenus permettent de répondre.",
 		NoModelConfigured:  "aucun modèle configuré : définissez MOTEUR_BASE_URL, MOTEUR_MODEL et MOTEUR_API_KEY (ou OPENAI_BASE_URL et OPENAI_API_KEY)",
 		UnknownTool:        "unknown tool %q; available tools: %s",
+		RewindNote:         "[Moteur] Les fichiers du projet ont été remis dans l'état où ils étaient au point %d de la session ; ce qui a été écrit depuis a été annulé. La conversation, elle, continue.",
 	},
 	EN: {
 		EmptyFallback:      "Sorry, I could not produce an answer. Please rephrase the question or give more detail.",
@@ -65,6 +67,7 @@ var catalogue = map[Lang]map[Key]string{
 		RescueInstruction:  "The work was interrupted. Do not call any more tools: summarise in a few sentences what the results gathered so far allow you to answer.",
 		NoModelConfigured:  "no model configured: set MOTEUR_BASE_URL, MOTEUR_MODEL and MOTEUR_API_KEY (or OPENAI_BASE_URL and OPENAI_API_KEY)",
 		UnknownTool:        "unknown tool %q; available tools: %s",
+		RewindNote:         "[Moteur] The project's files were put back as they were at point %d of the session; what was written since was undone. The conversation goes on.",
 	},
 }
 

@@ -1,0 +1,58 @@
+package checkpoint
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/moteur/moteur/event"
+	"github.com/moteur/moteur/tools"
+)
+
+// BenchmarkPlan plans a rewind to the first point of a session of 1 000
+// writes over 100 files (10 turns, each rewriting every file), the files
+// (1 KiB each) on disk as the session left them.
+func BenchmarkPlan(b *testing.B) {
+	const files, turns = 100, 10
+	root := b.TempDir()
+	var st State
+	var seq uint64
+	next := func(p any, typ event.Type) {
+		seq++
+		st.Apply(event.Event{Seq: seq, Type: typ, SessionID: "bench", Payload: p})
+	}
+	content := func(f, turn int) []byte {
+		return []byte(fmt.Sprintf("file %d, turn %d\n%s", f, turn, strings.Repeat("x", 1000)))
+	}
+	first := uint64(1)
+	for turn := 0; turn < turns; turn++ {
+		next(event.UserMessagePayload{Text: fmt.Sprint("turn ", turn)}, event.UserMessage)
+		for f := 0; f < files; f++ {
+			c := tools.Change{Path: fmt.Sprintf("pkg%d/file%d.go", f%10, f), After: HashOf(content(f, turn))}
+			if turn > 0 {
+				c.Before = HashOf(content(f, turn-1))
+			}
+			next(event.ToolResultPayload{CallID: fmt.Sprint("c", seq), Name: "write_file",
+				Changes: []tools.Change{c}}, event.ToolResult)
+		}
+	}
+	for f := 0; f < files; f++ {
+		p := filepath.Join(root, fmt.Sprintf("pkg%d", f%10), fmt.Sprintf("file%d.go", f))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			b.Fatal(err)
+		}
+		if err := os.WriteFile(p, content(f, turns-1), 0o644); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		p, err := st.Plan(root, first)
+		if err != nil || len(p.Files) != files || p.Files[0].Status != StatusOK {
+			b.Fatalf("plan: %d files, %v", len(p.Files), err)
+		}
+	}
+}

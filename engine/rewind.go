@@ -1,0 +1,152 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/moteur/moteur/checkpoint"
+	"github.com/moteur/moteur/event"
+	"github.com/moteur/moteur/i18n"
+	"github.com/moteur/moteur/tools"
+)
+
+var (
+	// ErrTurnInProgress: a turn holds the session; a rewind does not wait.
+	ErrTurnInProgress = errors.New("a turn is in progress")
+	// ErrConversationUnavailable: the conversation cannot be rewound past a
+	// compaction.
+	ErrConversationUnavailable = errors.New("conversation cannot be rewound past a compaction")
+	// ErrUnknownSession: no session of that id has state in this Engine.
+	ErrUnknownSession = errors.New("unknown session")
+)
+
+// RewindMode says what a rewind puts back.
+type RewindMode string
+
+// Rewind modes.
+const (
+	RewindCode         RewindMode = "code"
+	RewindConversation RewindMode = "conversation"
+	RewindBoth         RewindMode = "both"
+)
+
+// RewindResult is the outcome of a rewind.
+type RewindResult struct {
+	Files []event.RewoundFile
+	// Prompt is the full text of the chosen point's prompt (modes
+	// conversation and both).
+	Prompt string
+	// Note is joined to the next message (mode code alone).
+	Note string
+}
+
+// RewindPoints returns the session's points, most recent first (nil for an
+// unknown session). It does not wait for a turn to end.
+func (e *Engine) RewindPoints(sessionID string) []checkpoint.Point {
+	s := e.existing(sessionID)
+	if s == nil {
+		return nil
+	}
+	s.emitMu.Lock()
+	defer s.emitMu.Unlock()
+	return s.rewind.Points()
+}
+
+// RewindPlan computes, changing nothing, the plan of a rewind to the point
+// toSeq. ErrTurnInProgress when a turn holds the session.
+func (e *Engine) RewindPlan(sessionID string, toSeq uint64) (checkpoint.Plan, error) {
+	s, release, err := e.hold(sessionID)
+	if err != nil {
+		return checkpoint.Plan{}, err
+	}
+	defer release()
+	return e.plan(s, toSeq)
+}
+
+func (e *Engine) plan(s *session, toSeq uint64) (checkpoint.Plan, error) {
+	s.emitMu.Lock()
+	defer s.emitMu.Unlock()
+	return s.rewind.Plan(e.deps.ProjectRoot, toSeq)
+}
+
+// Rewind puts the session back to the point toSeq as mode says. Only the
+// files of the plan are touched: the ok ones, and the conflicts whose path
+// is in overwrite; a file whose state differs from preview (the plan shown
+// to the user) is left alone and reported failed. A failure on one file does
+// not stop the others. The Rewound event is emitted last.
+func (e *Engine) Rewind(ctx context.Context, sessionID string, toSeq uint64, mode RewindMode, preview checkpoint.Plan, overwrite []string) (RewindResult, error) {
+	if mode != RewindCode && mode != RewindConversation && mode != RewindBoth {
+		return RewindResult{}, fmt.Errorf("rewind: unknown mode %q (want code, conversation or both)", mode)
+	}
+	s, release, err := e.hold(sessionID)
+	if err != nil {
+		return RewindResult{}, err
+	}
+	defer release()
+	if e.failed.Load() {
+		return RewindResult{}, ErrAuditFailure
+	}
+	at, ok := s.pointLen[toSeq]
+	if !ok {
+		return RewindResult{}, fmt.Errorf("rewind: %w", errNotAPoint(sessionID, toSeq))
+	}
+	if mode != RewindCode && toSeq < s.compactedAt {
+		return RewindResult{}, fmt.Errorf("rewind to %d: %w", toSeq, ErrConversationUnavailable)
+	}
+	var res RewindResult
+	if mode != RewindConversation {
+		plan, err := e.plan(s, toSeq)
+		if err != nil {
+			return RewindResult{}, fmt.Errorf("rewind: %w", err)
+		}
+		res.Files = checkpoint.Apply(ctx, e.deps.ProjectRoot, e.blobs(), plan, preview, overwrite)
+	}
+	if mode == RewindCode {
+		res.Note = fmt.Sprintf(i18n.T(e.deps.Lang, i18n.RewindNote), toSeq)
+		s.note = res.Note
+	} else {
+		res.Prompt = s.prompts[toSeq]
+		s.messages = s.messages[:at]
+		s.dangling = nil
+	}
+	_, err = e.emit(s, event.Rewound, event.RewoundPayload{
+		ToSeq: toSeq, Mode: string(mode), Length: at, Files: res.Files, Prompt: res.Prompt, Note: res.Note,
+	})
+	return res, err
+}
+
+// blobs is the checkpoint store as the rewind needs it (nil: content
+// cannot come back, deletions still can).
+func (e *Engine) blobs() tools.Blobs {
+	if e.deps.Checkpoints == nil {
+		return nil
+	}
+	return e.deps.Checkpoints
+}
+
+// hold takes the session's turn token without waiting: a rewind never runs
+// beside a turn.
+func (e *Engine) hold(sessionID string) (*session, func(), error) {
+	s := e.existing(sessionID)
+	if s == nil {
+		return nil, nil, fmt.Errorf("%w: %s", ErrUnknownSession, sessionID)
+	}
+	select {
+	case s.turn <- struct{}{}:
+		return s, func() { <-s.turn }, nil
+	default:
+		return nil, nil, fmt.Errorf("session %s: %w", sessionID, ErrTurnInProgress)
+	}
+}
+
+// existing returns the session's state, nil when it has none.
+func (e *Engine) existing(id string) *session {
+	e.sessMu.Lock()
+	defer e.sessMu.Unlock()
+	return e.sessions[id]
+}
+
+func errNotAPoint(sessionID string, seq uint64) error {
+	return fmt.Errorf("%w: seq %d of session %s is not a rewind point (a user message)", checkpoint.ErrNotAPoint, seq, sessionID)
+}
