@@ -1,0 +1,148 @@
+package shell_test
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/moteur/moteur/tools"
+	"github.com/moteur/moteur/tools/shell"
+)
+
+func TestRiskOf(t *testing.T) {
+	t.Parallel()
+	e, _ := newExec(t, shell.SandboxNone)
+	probe, write := tools.RiskProbe, tools.RiskWrite
+	for _, c := range []struct {
+		command string
+		want    tools.Risk
+	}{
+		// Read-only programs, alone and combined.
+		{"ls", probe},
+		{"ls -la src", probe},
+		{"git status", probe},
+		{"git log --oneline -5", probe},
+		{"git --no-pager diff HEAD~1 -- a.go", probe},
+		{"git -C sub show HEAD:go.mod", probe},
+		{"git branch", probe},
+		{"git branch -a -v", probe},
+		{"git branch --list 'feat*'", probe},
+		{"git rev-parse HEAD && git ls-files | wc -l", probe},
+		{"git blame -L 1,5 main.go", probe},
+		{"cat go.mod | head -5; tail -n 3 README.md", probe},
+		{"grep -rn TODO . || echo none", probe},
+		{"rg -n 'func main' --type go", probe},
+		{"find . -name '*.go' -type f", probe},
+		{"stat a; file b; which go; env; date -u; uname -a", probe},
+		{"tree -L 2 && du -sh . && df -h", probe},
+		{"pwd\necho \"$HOME\"", probe},
+		{"cd sub && git status", probe},
+		{"ls 2>/dev/null", probe},
+		{"ls >/dev/null 2>&1", probe},
+		{"ls &>/dev/null", probe},
+		{"grep x < input.txt", probe},
+		{"cat <<< 'some text'", probe},
+		{"ls # ; rm -rf /", probe},
+		{"echo 'a;b|c&&d>e' \"$(x)\"", write}, // $( inside double quotes
+		{"echo 'a;b|c&&d>e'", probe},
+		{"ls \\\n  -la", probe},
+		{"ls |& grep x", probe},
+
+		// Programs that write or are unknown.
+		{"rm -rf build", write},
+		{"ls && rm x", write},
+		{"ls; touch x", write},
+		{"ls | xargs rm", write},
+		{"make", write},
+		{"go test ./...", write},
+		{"sudo ls", write},
+		{"FOO=1 ls", write},
+		{"$CMD", write},
+		{"l?", write},
+		{"'rm' x", write},
+		{"", write},
+		{";", write},
+
+		// Redirections.
+		{"echo x > out.txt", write},
+		{"echo x >> out.txt", write},
+		{"ls 2> err.txt", write},
+		{"ls &> all.txt", write},
+		{"ls >& all.txt", write},
+		{"ls >| out.txt", write},
+		{"cat <> f", write},
+		{"ls > /dev/null.bak", write},
+		{"ls > $OUT", write},
+
+		// Hidden code and constructs the split cannot follow.
+		{"echo $(rm -rf x)", write},
+		{"echo `rm -rf x`", write},
+		{"cat <(rm x)", write},
+		{"ls >(rm x)", write},
+		{"(rm x)", write},
+		{"ls &", write},
+		{"sleep 1 & ls", write},
+		{"echo ${x@P}", write},
+		{"echo ${a[_]}", write},
+		{"echo $[1+1]", write},
+		{"echo $'\\''; rm -rf x; echo '", write},
+		{"cat <<EOF\necho '\nEOF\nrm -rf x\necho '", write},
+		{"ls # '\nrm -rf x\n# '", write},
+		{"ls 'unterminated", write},
+		{"ls \"unterminated", write},
+		{"ls \\", write},
+		{"if ls; then rm x; fi", write},
+		{"{ rm x; }", write},
+		{"f() { rm x; }; f", write},
+
+		// Read-only programs used to write.
+		{"find . -delete", write},
+		{"find . -name x -exec rm {} ;", write},
+		{"find . -execdir rm {} +", write},
+		{"find . -fprint out", write},
+		{"find * -name x", write}, // a file named -delete
+		{"find . $X", write},
+		{"git branch new-feature", write},
+		{"git branch -D main", write},
+		{"git branch -m a b", write},
+		{"git diff --output=patch.txt", write},
+		{"git log --out=x", write},
+		{"git -c core.pager=evil log", write},
+		{"git commit -m x", write},
+		{"git push", write},
+		{"git checkout .", write},
+		{"git", write},
+		{"git diff *", write},
+		{"rg --pre ./evil x", write},
+		{"rg --pre=./evil x", write},
+		{"rg --hostname-bin=./evil x", write},
+		{"date -s 2020-01-01", write},
+		{"date -us now", write},
+		{"date --set=now", write},
+		{"date --se now", write},
+		{"tree -o out.txt", write},
+		{"tree -R", write},
+		{"file -C -m magic", write},
+		{"file --compile", write},
+		{"env rm -rf x", write},
+		{"env FOO=1 ls", write},
+	} {
+		args, _ := json.Marshal(map[string]string{"command": c.command})
+		if got := e.RiskOf(args); got != c.want {
+			t.Errorf("RiskOf(%q) = %s, want %s", c.command, got, c.want)
+		}
+	}
+
+	// Arguments beyond the command.
+	for raw, want := range map[string]tools.Risk{
+		`{"command":"ls","env":{"PATH":"."}}`: write, // ./ls
+		`{"command":"ls","env":{}}`:           probe,
+		`{"command":"ls","work_dir":"sub"}`:   probe,
+		`{"command":"cat","stdin":"x"}`:       probe,
+		`not json`:                            write,
+		`{"command":42}`:                      write,
+	} {
+		if got := e.RiskOf(json.RawMessage(raw)); got != want {
+			t.Errorf("RiskOf(%s) = %s, want %s", raw, got, want)
+		}
+	}
+}

@@ -1,0 +1,218 @@
+package shell
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"time"
+
+	"github.com/moteur/moteur/tools"
+)
+
+// Name is the function name the model calls.
+const Name = "shell_exec"
+
+// Sandbox modes of Config.Sandbox.
+const (
+	SandboxAuto  = "auto"  // bwrap when installed and usable, else none
+	SandboxBwrap = "bwrap" // bwrap or nothing: commands are refused without it
+	SandboxNone  = "none"  // no sandbox
+)
+
+// Argument bounds.
+const (
+	defaultTimeoutSec = 120
+	maxTimeoutSec     = 600
+	maxStdinBytes     = 64 << 10
+	defaultMaxOutput  = 16 << 10
+	maxMaxOutput      = 64 << 10
+	defaultMaxStderr  = 8 << 10
+	maxMaxStderr      = 16 << 10
+)
+
+// shellExecToolTimeout is the registry's deadline for one call: a little
+// above the 600 s command cap, so that the tool's own timeout, which kills
+// the process group and still reports the output, always fires first.
+const shellExecToolTimeout = 10*time.Minute + 5*time.Second
+
+// defaultKillGrace is how long a process group has between SIGTERM and
+// SIGKILL: enough to flush and remove temporary files, short enough not to
+// hold the turn.
+const defaultKillGrace = 2 * time.Second
+
+// Config configures the shell tool.
+type Config struct {
+	// Root is the absolute project root: the default working directory and
+	// the bound of work_dir; with bwrap, the only writable place.
+	Root string
+	// Sandbox is SandboxAuto (the default when empty), SandboxBwrap or
+	// SandboxNone.
+	Sandbox string
+	// BwrapPath is the bwrap binary (default: looked up on PATH).
+	BwrapPath string
+	// Env is the base environment of every command, as "KEY=value" entries.
+	// Empty selects a minimal one (PATH, HOME and LANG from Moteur's
+	// environment, TERM=dumb); Moteur's whole environment is never passed
+	// on, so that the secrets in it do not leak to commands.
+	Env []string
+}
+
+// Exec is the shell_exec tool. It keeps no state between calls and is safe
+// for concurrent use.
+type Exec struct {
+	root      string // resolved: no symbolic link in it
+	rootAlias string // as configured, cleaned; accepted in work_dir too
+	shell     string // absolute path of bash, or of sh without bash
+	env       []string
+	sandbox   sandbox
+	grace     time.Duration
+	desc      string
+}
+
+// New returns the tool for cfg. It fails on a configuration that cannot
+// work (no root, no shell, an unknown sandbox mode); a required bwrap that
+// is missing does not fail here but makes every call an error result that
+// says how to install it, so the session can still start and explain.
+func New(cfg Config) (*Exec, error) {
+	if cfg.Root == "" || !filepath.IsAbs(cfg.Root) {
+		return nil, fmt.Errorf("shell: project root %q must be an absolute path", cfg.Root)
+	}
+	alias := filepath.Clean(cfg.Root)
+	root, err := filepath.EvalSymlinks(alias)
+	if err != nil {
+		return nil, fmt.Errorf("shell: project root: %w", err)
+	}
+	if fi, err := os.Stat(root); err != nil {
+		return nil, fmt.Errorf("shell: project root: %w", err)
+	} else if !fi.IsDir() {
+		return nil, fmt.Errorf("shell: project root %s is not a directory", root)
+	}
+	if root == "/" {
+		// Binding / writable would void the sandbox, and confining
+		// work_dir to / confines nothing.
+		return nil, errors.New("shell: the project root cannot be /")
+	}
+	sh, err := findShell()
+	if err != nil {
+		return nil, err
+	}
+	env, err := baseEnv(cfg.Env)
+	if err != nil {
+		return nil, err
+	}
+	sb, err := newSandbox(cfg.Sandbox, cfg.BwrapPath, root, sh)
+	if err != nil {
+		return nil, err
+	}
+	e := &Exec{root: root, rootAlias: alias, shell: sh, env: env, sandbox: sb, grace: defaultKillGrace}
+	e.desc = description(sb)
+	return e, nil
+}
+
+// findShell prefers bash, whose syntax models write, and falls back to sh.
+func findShell() (string, error) {
+	for _, name := range []string{"bash", "sh"} {
+		if p, err := exec.LookPath(name); err == nil {
+			if abs, err := filepath.Abs(p); err == nil {
+				return abs, nil
+			}
+		}
+	}
+	return "", errors.New("shell: neither bash nor sh found on PATH")
+}
+
+// Sandboxed reports whether commands run inside bwrap.
+func (e *Exec) Sandboxed() bool { return e.sandbox.kind == kindBwrap }
+
+// Describe returns the sandbox's kind ("bwrap", "none", or "unavailable"
+// when bwrap is required but cannot run, and every command is refused) and
+// a one-line account of what it guarantees, for SessionStarted.
+func (e *Exec) Describe() (kind string, detail string) { return e.sandbox.kind, e.sandbox.detail }
+
+// Name implements tools.Tool.
+func (*Exec) Name() string { return Name }
+
+// Description implements tools.Tool.
+func (e *Exec) Description() string { return e.desc }
+
+// Schema implements tools.Tool.
+func (*Exec) Schema() json.RawMessage { return json.RawMessage(schema) }
+
+// Risk implements tools.Tool: the class of a call whose command is not
+// known; RiskOf refines it per call.
+func (*Exec) Risk() tools.Risk { return tools.RiskWrite }
+
+// Concurrent implements tools.Tool: commands may touch the same files as
+// each other and as the file tools, so they run alone.
+func (*Exec) Concurrent() bool { return false }
+
+// Timeout implements tools.TimeoutOverrider.
+func (*Exec) Timeout() time.Duration { return shellExecToolTimeout }
+
+// RiskOf implements tools.RiskAssessor: a probe when the command only
+// reads (see classify), a write otherwise. Arguments it cannot read, and
+// any env entry (PATH, BASH_ENV or LD_PRELOAD can turn a read-only command
+// into anything), make a write.
+func (*Exec) RiskOf(raw json.RawMessage) tools.Risk {
+	var a struct {
+		Command string          `json:"command"`
+		Env     json.RawMessage `json:"env"`
+	}
+	if err := json.Unmarshal(raw, &a); err != nil {
+		return tools.RiskWrite
+	}
+	if len(a.Env) > 0 && string(a.Env) != "null" && string(a.Env) != "{}" {
+		return tools.RiskWrite
+	}
+	return classify(a.Command)
+}
+
+// Execute implements tools.Tool. Mistakes in the call (a work_dir outside
+// the project, a bad env name) and a required sandbox that is missing come
+// back as error results that run nothing; a command that fails is an error
+// result with its exit code and output.
+func (e *Exec) Execute(ctx context.Context, raw json.RawMessage) (tools.Result, error) {
+	a, err := parseArgs(raw)
+	if err != nil {
+		return refuse(err), nil
+	}
+	if e.sandbox.refusal != "" {
+		return tools.Result{Content: e.sandbox.refusal, IsError: true}, nil
+	}
+	wd, err := e.workDir(a.WorkDir)
+	if err != nil {
+		return refuse(err), nil
+	}
+	if err := context.Cause(ctx); err != nil {
+		// A turn already over starts nothing.
+		return tools.Result{}, fmt.Errorf("shell_exec: not started: %w", err)
+	}
+	network := tools.NetworkGranted(ctx)
+	path, argv := e.sandbox.command(e.root, wd, network, e.shell, a.Command)
+	o, err := run(ctx, job{
+		path:    path,
+		args:    argv,
+		dir:     wd,
+		env:     e.sandbox.environ(mergeEnv(e.env, a.Env)),
+		stdin:   a.Stdin,
+		timeout: time.Duration(a.TimeoutSec) * time.Second,
+		maxOut:  a.MaxOutput,
+		maxErr:  a.MaxStderr,
+		grace:   e.grace,
+	})
+	if err != nil {
+		return tools.Result{}, fmt.Errorf("shell_exec: %w", err)
+	}
+	res := o.result()
+	res.NotUndoable = e.RiskOf(raw) != tools.RiskProbe
+	return res, nil
+}
+
+// refuse is the error result of a call that ran nothing.
+func refuse(err error) tools.Result {
+	return tools.Result{Content: "shell_exec: " + err.Error(), IsError: true}
+}
