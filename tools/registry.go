@@ -219,7 +219,7 @@ func (r *Registry) Execute(ctx context.Context, call llm.ToolCall) (res Result) 
 	if err != nil {
 		return r.finish(analyzeError(err.Error()))
 	}
-	return r.finish(r.run(ctx, e, args))
+	return r.finishFor(e.tool, r.run(ctx, e, args))
 }
 
 func (r *Registry) unknownMessage(name string) string {
@@ -237,8 +237,19 @@ func analyzeError(msg string) Result {
 	return Result{Content: msg + "\n" + i18n.AnalyzeErrorSuffix, IsError: true}
 }
 
-func (r *Registry) finish(res Result) Result {
-	c, cut := Truncate(res.Content, r.maxOutput)
+func (r *Registry) finish(res Result) Result { return r.cut(res, r.maxOutput) }
+
+// finishFor truncates a tool's result to the tool's own limit when it sets
+// one (a file page is larger than the default), else the registry's.
+func (r *Registry) finishFor(t Tool, res Result) Result {
+	if l, ok := t.(OutputLimiter); ok && l.MaxOutput() > 0 {
+		return r.cut(res, l.MaxOutput())
+	}
+	return r.finish(res)
+}
+
+func (r *Registry) cut(res Result, max int) Result {
+	c, cut := Truncate(res.Content, max)
 	res.Content = c
 	res.Truncated = res.Truncated || cut
 	return res

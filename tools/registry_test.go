@@ -700,3 +700,18 @@ func BenchmarkDefinitions(b *testing.B) {
 		}
 	}
 }
+
+type bigTool struct{ fakeTool }
+
+func (*bigTool) MaxOutput() int { return 100 }
+
+func TestToolsMayHaveTheirOwnOutputLimit(t *testing.T) {
+	r := tools.NewRegistry(tools.Config{MaxOutput: 10})
+	long := strings.Repeat("x", 80)
+	mustRegister(t, r, &bigTool{fakeTool{name: "big", schema: `{}`, exec: func(context.Context, json.RawMessage) (tools.Result, error) {
+		return tools.Result{Content: long}, nil
+	}}})
+	if res := exec(r, "big", "{}"); res.Content != long || res.Truncated {
+		t.Errorf("a tool's own limit (100) must apply instead of the registry's (10): %+v", res)
+	}
+}

@@ -70,3 +70,10 @@ type Cleaner interface {
 type TimeoutOverrider interface {
 	Timeout() time.Duration
 }
+
+// OutputLimiter is implemented by tools whose results have a limit of their
+// own, in runes, instead of the registry's (a page of a file is larger than
+// the default; seed 000: "certains outils ont un plafond propre").
+type OutputLimiter interface {
+	MaxOutput() int
+}

@@ -1,0 +1,369 @@
+package files
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/moteur/moteur/tools"
+)
+
+// read_file limits.
+const (
+	defaultReadLines = 2000
+	maxReadBytes     = 64 << 10
+	minReadBytes     = 1024
+	// maxLineBytes cuts very long lines (minified code, data on one line)
+	// so that one line cannot take a whole page.
+	maxLineBytes = 2000
+	// readChunk is the streaming buffer: a large file is never held in
+	// memory, whatever its size.
+	readChunk = 64 << 10
+)
+
+const readDescription = `Read a text file of the project, as numbered lines.
+
+- path: relative to the project root (or absolute inside it).
+- offset: 1-based number of the first line to return (default 1).
+- limit: number of lines to return (default 2000).
+- max_bytes: cap on the returned lines, number prefixes included (default and maximum 65536); the page stops before the line that would exceed it.
+
+The result starts with a header "PATH: lines A-B of N" followed by "; next_offset K" when the file goes on (call again with offset K to continue) or "; end of file". Each line is then written as its number, a tab, and the text, like "cat -n": the number and the tab are NOT part of the file, leave them out of edit_file's old_string. Lines longer than 2000 bytes are cut, with a marker. A header note "CRLF line endings" means lines end with \r\n in the file.
+
+Binary files (a NUL byte in the first 8000 bytes) are not returned; directories are refused (use list_files).`
+
+const readSchema = `{
+  "type": "object",
+  "properties": {
+    "path": {"type": "string", "minLength": 1, "description": "File to read, relative to the project root."},
+    "offset": {"type": "integer", "minimum": 1, "description": "1-based line to start from (default 1); use the next_offset of the previous page to continue."},
+    "limit": {"type": "integer", "minimum": 1, "description": "Maximum number of lines to return (default 2000)."},
+    "max_bytes": {"type": "integer", "minimum": 1024, "maximum": 65536, "description": "Maximum size of the returned lines in bytes (default and maximum 65536)."}
+  },
+  "required": ["path"]
+}`
+
+// ReadFile is the read_file tool.
+type ReadFile struct{ s *Set }
+
+// Name implements tools.Tool.
+func (*ReadFile) Name() string { return ReadFileName }
+
+// Description implements tools.Tool.
+func (*ReadFile) Description() string { return readDescription }
+
+// Schema implements tools.Tool.
+func (*ReadFile) Schema() json.RawMessage { return json.RawMessage(readSchema) }
+
+// Risk implements tools.Tool.
+func (*ReadFile) Risk() tools.Risk { return tools.RiskRead }
+
+// Concurrent implements tools.Tool: reads share nothing but the cache,
+// which locks itself.
+func (*ReadFile) Concurrent() bool { return true }
+
+// MaxOutput lets a whole page (max_bytes, plus its header) through the
+// registry, whose default limit is smaller than a page.
+func (*ReadFile) MaxOutput() int { return maxReadBytes + 4096 }
+
+type readArgs struct {
+	Path     string `json:"path"`
+	Offset   *int   `json:"offset"`
+	Limit    *int   `json:"limit"`
+	MaxBytes *int   `json:"max_bytes"`
+}
+
+// Execute returns one page of the file.
+func (t *ReadFile) Execute(ctx context.Context, args json.RawMessage) (tools.Result, error) {
+	var a readArgs
+	if err := json.Unmarshal(args, &a); err != nil {
+		return tools.Result{}, fmt.Errorf("read_file: %w", err)
+	}
+	// The schema bounds these for the model; a direct caller is held to
+	// the same contract rather than trusted.
+	offset, limit, maxBytes := 1, defaultReadLines, maxReadBytes
+	if a.Offset != nil {
+		if *a.Offset < 1 {
+			return tools.Result{}, fmt.Errorf("read_file: offset must be at least 1, got %d", *a.Offset)
+		}
+		offset = *a.Offset
+	}
+	if a.Limit != nil {
+		if *a.Limit < 1 {
+			return tools.Result{}, fmt.Errorf("read_file: limit must be at least 1, got %d", *a.Limit)
+		}
+		limit = *a.Limit
+	}
+	if a.MaxBytes != nil {
+		maxBytes = min(max(*a.MaxBytes, minReadBytes), maxReadBytes)
+	}
+	content, err := t.s.readPage(ctx, a.Path, offset, limit, maxBytes)
+	if err != nil {
+		return tools.Result{}, fmt.Errorf("read_file: %w", err)
+	}
+	return tools.Result{Content: content}, nil
+}
+
+func (s *Set) readPage(ctx context.Context, path string, offset, limit, maxBytes int) (string, error) {
+	tg, err := s.resolve(path)
+	if err != nil {
+		return "", err
+	}
+	// Lstat before Open: opening a FIFO would block until a writer comes,
+	// and a device may never end. resolve left no symlink in the path, so
+	// Lstat describes the file Open will reach.
+	fi, err := s.dir.Lstat(tg.os())
+	if err != nil {
+		return "", describe(tg, "read", err)
+	}
+	if fi.IsDir() {
+		return "", fmt.Errorf("%s is a directory: use list_files to see its entries", tg.arg)
+	}
+	if !fi.Mode().IsRegular() {
+		return "", fmt.Errorf("%s is not a regular file (%s)", tg.arg, fi.Mode().Type())
+	}
+	f, err := s.dir.Open(tg.os())
+	if err != nil {
+		return "", describe(tg, "read", err)
+	}
+	defer f.Close()
+	fi, err = f.Stat()
+	if err != nil {
+		return "", describe(tg, "read", err)
+	}
+	if !fi.Mode().IsRegular() {
+		return "", fmt.Errorf("%s is not a regular file (%s)", tg.arg, fi.Mode().Type())
+	}
+	var r io.Reader = f
+	if fi.Size() <= s.cache.maxFile {
+		if r, err = s.cachedReader(tg.rel, f, fi); err != nil {
+			return "", describe(tg, "read", err)
+		}
+	}
+	p, err := paginate(ctx, r, offset, limit, maxBytes)
+	if err != nil {
+		if errors.Is(err, errBinary) {
+			return "", fmt.Errorf("%s is a binary file (%d bytes, %v): read_file only returns text", tg.arg, fi.Size(), err)
+		}
+		return "", describe(tg, "read", err)
+	}
+	switch {
+	case p.total == 0:
+		return fmt.Sprintf("%s: empty file (0 lines)", tg.rel), nil
+	case p.shown == 0:
+		return "", fmt.Errorf("offset %d is past the end of %s (%s)", offset, tg.arg, plural(p.total, "line"))
+	}
+	var b strings.Builder
+	b.Grow(len(tg.rel) + 64 + p.body.Len())
+	fmt.Fprintf(&b, "%s: lines %d-%d of %d", tg.rel, offset, offset+p.shown-1, p.total)
+	if next := offset + p.shown; next <= p.total {
+		fmt.Fprintf(&b, "; next_offset %d", next)
+		if p.byteCapped {
+			b.WriteString(" (max_bytes reached)")
+		}
+	} else {
+		b.WriteString("; end of file")
+	}
+	if p.crlf {
+		b.WriteString("; CRLF line endings")
+	}
+	b.WriteByte('\n')
+	b.Write(p.body.Bytes())
+	return b.String(), nil
+}
+
+// cachedReader returns the content of a small file from the cache, or
+// reads it (and caches it) from f. Anything the file gained since fi was
+// taken still comes through, read from f.
+func (s *Set) cachedReader(rel string, f *os.File, fi os.FileInfo) (io.Reader, error) {
+	epoch := s.cache.epoch(rel)
+	if data, ok := s.cache.get(rel, fi); ok {
+		return bytes.NewReader(data), nil
+	}
+	if !s.cache.trusts(fi, s.now()) {
+		return f, nil // would not be kept: stream it like a large file
+	}
+	data := make([]byte, fi.Size())
+	n, err := io.ReadFull(f, data)
+	switch {
+	case errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF):
+		data = data[:n] // shrunk since the stat: not cached, put checks the size
+	case err != nil:
+		return nil, err
+	}
+	s.cache.put(rel, fi, epoch, data, s.now())
+	return io.MultiReader(bytes.NewReader(data), f), nil
+}
+
+// chunkPool recycles paginate's read buffers: one per call would be the
+// call's largest allocation.
+var chunkPool = sync.Pool{New: func() any { b := make([]byte, readChunk); return &b }}
+
+// errBinary reports a NUL byte, the mark of a binary file.
+var errBinary = errors.New("NUL byte")
+
+// page is what paginate found.
+type page struct {
+	body       bytes.Buffer // the numbered lines
+	shown      int          // lines in body
+	total      int          // lines in the file
+	byteCapped bool         // stopped by max_bytes rather than by limit or EOF
+	crlf       bool         // a shown line ended with \r\n
+	num        [24]byte     // scratch for line numbers
+}
+
+// lineNumber appends n right-aligned on 6 columns and a tab, as "cat -n"
+// writes it (fmt would allocate once per line).
+func lineNumber(dst []byte, n int) []byte {
+	var digits [20]byte
+	d := strconv.AppendInt(digits[:0], int64(n), 10)
+	for i := len(d); i < 6; i++ {
+		dst = append(dst, ' ')
+	}
+	dst = append(dst, d...)
+	return append(dst, '\t')
+}
+
+// paginate streams r once: it skips to line offset, numbers up to limit
+// lines within maxBytes, then only counts the remaining lines. Memory stays
+// within one chunk and one (cut) line whatever the file's size.
+//
+// A line is what ends with \n, plus a last one without it if the file does
+// not end with \n; an empty file has no line.
+func paginate(ctx context.Context, r io.Reader, offset, limit, maxBytes int) (*page, error) {
+	p := &page{}
+	// Grown once to the page's bound rather than doubling on the way.
+	p.body.Grow(min(maxBytes, maxReadBytes))
+	bp := chunkPool.Get().(*[]byte)
+	defer chunkPool.Put(bp)
+	buf := *bp
+	line := 1        // number of the line the next byte belongs to
+	var cur []byte   // the current line's bytes, kept up to the cut
+	curLen := 0      // the current line's full length
+	partial := false // bytes seen since the last \n
+	stopped := false // page full: only count from now on
+	first := true
+
+	emit := func() error {
+		if line < offset || stopped {
+			return nil
+		}
+		added, err := p.add(line, cur, curLen, maxBytes)
+		if err != nil {
+			return err
+		}
+		if !added || p.shown == limit {
+			stopped = true
+		}
+		return nil
+	}
+	for {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		n, err := r.Read(buf)
+		chunk := buf[:n]
+		if first && n > 0 {
+			first = false
+			if looksBinary(chunk) {
+				return nil, fmt.Errorf("%w in the first %d bytes", errBinary, sniffLen)
+			}
+		}
+		for len(chunk) > 0 {
+			if stopped {
+				line += bytes.Count(chunk, []byte{'\n'})
+				partial = chunk[len(chunk)-1] != '\n'
+				break
+			}
+			i := bytes.IndexByte(chunk, '\n')
+			part := chunk
+			if i >= 0 {
+				part, chunk = chunk[:i], chunk[i+1:]
+			} else {
+				chunk = nil
+			}
+			if line >= offset {
+				if room := maxLineBytes + 8 - len(cur); room > 0 {
+					cur = append(cur, part[:min(len(part), room)]...)
+				}
+				curLen += len(part)
+			}
+			if i < 0 {
+				partial = partial || len(part) > 0
+				continue
+			}
+			if err := emit(); err != nil {
+				return nil, err
+			}
+			line++
+			cur, curLen, partial = cur[:0], 0, false
+		}
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	if partial {
+		if err := emit(); err != nil {
+			return nil, err
+		}
+		p.total = line
+	} else {
+		p.total = line - 1
+	}
+	return p, nil
+}
+
+// add appends line n, of which b holds the first bytes and which is fullLen
+// bytes long, if it fits in maxBytes. The first line of a page always goes
+// in, cut to fit, so that paging always moves on.
+func (p *page) add(n int, b []byte, fullLen, maxBytes int) (bool, error) {
+	text := b[:min(len(b), fullLen)]
+	if fullLen == len(text) && len(text) > 0 && text[len(text)-1] == '\r' {
+		text = text[:len(text)-1]
+		fullLen--
+		p.crlf = true
+	}
+	if bytes.IndexByte(text, 0) >= 0 {
+		return false, fmt.Errorf("%w at line %d", errBinary, n)
+	}
+	prefix := lineNumber(p.num[:0], n)
+	shownLen := len(text)
+	if fullLen > maxLineBytes {
+		text = cutUTF8(text, maxLineBytes)
+		shownLen = len(text)
+	}
+	marker := cutMarker(shownLen, fullLen)
+	if p.body.Len()+len(prefix)+len(text)+len(marker)+1 > maxBytes {
+		if p.shown > 0 {
+			p.byteCapped = true
+			return false, nil
+		}
+		// The longest marker is about 60 bytes; keep room for it.
+		text = cutUTF8(text, maxBytes-len(prefix)-1-64)
+		marker = cutMarker(len(text), fullLen)
+	}
+	p.body.Write(prefix)
+	p.body.Write(text)
+	p.body.WriteString(marker)
+	p.body.WriteByte('\n')
+	p.shown++
+	return true, nil
+}
+
+// cutMarker tells the model a line was cut, and how much of it it sees.
+func cutMarker(shown, full int) string {
+	if shown >= full {
+		return ""
+	}
+	return fmt.Sprintf(" … [line cut: %d of %d bytes shown]", shown, full)
+}
