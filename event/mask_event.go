@@ -271,39 +271,17 @@ func maskReflect(v reflect.Value, depth int) (out reflect.Value, changed bool) {
 		if v.Type().Elem().Kind() == reflect.Uint8 {
 			return v, false // bytes: not text
 		}
-		var cp reflect.Value
-		for i := range v.Len() {
-			m, ch := maskReflect(v.Index(i), depth+1)
-			if !ch {
-				continue
-			}
-			if !cp.IsValid() {
-				cp = reflect.MakeSlice(v.Type(), v.Len(), v.Len())
-				reflect.Copy(cp, v)
-			}
-			cp.Index(i).Set(m)
-		}
-		if cp.IsValid() {
-			return cp, true
-		}
-		return v, false
+		return maskElems(v, depth, func() reflect.Value {
+			cp := reflect.MakeSlice(v.Type(), v.Len(), v.Len())
+			reflect.Copy(cp, v)
+			return cp
+		})
 	case reflect.Array:
-		var cp reflect.Value
-		for i := range v.Len() {
-			m, ch := maskReflect(v.Index(i), depth+1)
-			if !ch {
-				continue
-			}
-			if !cp.IsValid() {
-				cp = reflect.New(v.Type()).Elem()
-				cp.Set(v)
-			}
-			cp.Index(i).Set(m)
-		}
-		if cp.IsValid() {
-			return cp, true
-		}
-		return v, false
+		return maskElems(v, depth, func() reflect.Value {
+			cp := reflect.New(v.Type()).Elem()
+			cp.Set(v)
+			return cp
+		})
 	case reflect.Map:
 		if v.IsNil() {
 			return v, false
@@ -346,6 +324,26 @@ func maskReflect(v reflect.Value, depth int) (out reflect.Value, changed bool) {
 		}
 		cp := reflect.New(v.Type()).Elem()
 		cp.Set(m)
+		return cp, true
+	}
+	return v, false
+}
+
+// maskElems masks the elements of a slice or array, copying it (with
+// clone) only when an element changes: the input is never mutated.
+func maskElems(v reflect.Value, depth int, clone func() reflect.Value) (reflect.Value, bool) {
+	var cp reflect.Value
+	for i := range v.Len() {
+		m, ch := maskReflect(v.Index(i), depth+1)
+		if !ch {
+			continue
+		}
+		if !cp.IsValid() {
+			cp = clone()
+		}
+		cp.Index(i).Set(m)
+	}
+	if cp.IsValid() {
 		return cp, true
 	}
 	return v, false
