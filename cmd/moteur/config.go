@@ -12,8 +12,10 @@ import (
 	"github.com/moteur/moteur/engine"
 	"github.com/moteur/moteur/i18n"
 	"github.com/moteur/moteur/policy"
+	"github.com/moteur/moteur/profile"
 	"github.com/moteur/moteur/provider/openai"
 	"github.com/moteur/moteur/routing"
+	"github.com/moteur/moteur/tools/shell"
 )
 
 // agentFlags are the flags of the commands that run agent turns (run and
@@ -26,6 +28,8 @@ type agentFlags struct {
 	// allow are the --allow rules, added to the configuration's for this
 	// process only.
 	allow []string
+	// sandbox is --sandbox: auto, bwrap or none.
+	sandbox string
 }
 
 func addAgentFlags(cmd *cobra.Command, f *agentFlags) {
@@ -36,11 +40,22 @@ func addAgentFlags(cmd *cobra.Command, f *agentFlags) {
 		"(default: the config file's mode; never looser than the organisation policy's min_mode)")
 	fl.StringArrayVar(&f.allow, "allow", nil, "allow the calls this rule covers without asking, for this run only,\n"+
 		"e.g. --allow 'shell_exec(git status*)' (repeatable; deny rules still win)")
+	fl.StringVar(&f.sandbox, "sandbox", shell.SandboxAuto, "isolation of shell_exec commands: auto (bubblewrap when it works here, else none),\n"+
+		"bwrap (bubblewrap or no shell commands at all) or none (the user's full rights);\n"+
+		"the restricted and airgapped profiles require bwrap")
 }
 
 // agentHelp is the part of run's and chat's help about configuration and
 // approvals.
-const agentHelp = "Configuration: ~/.config/moteur/config.yaml ($XDG_CONFIG_HOME/moteur), then the project's\n" +
+const agentHelp = "Tools: the agent reads, writes and searches the project's files (read_file, write_file,\n" +
+	"edit_file, list_files, glob, grep: nothing outside the project root), runs shell commands\n" +
+	"(shell_exec) and plans (thinking, todo_write). Before a file tool changes a file, its content\n" +
+	"is kept in $MOTEUR_HOME/checkpoints: moteur sessions rewind puts files back as they were.\n" +
+	"Shell commands run in bubblewrap where it works (--sandbox auto): the project writable, the\n" +
+	"rest of the filesystem read-only, no network. --sandbox bwrap refuses commands without it;\n" +
+	"--sandbox none runs them with your full rights. The restricted and airgapped profiles require\n" +
+	"bwrap. A rewind cannot undo what a shell command changed.\n\n" +
+	"Configuration: ~/.config/moteur/config.yaml ($XDG_CONFIG_HOME/moteur), then the project's\n" +
 	".moteur/config.yaml, then MOTEUR_BASE_URL / MOTEUR_MODEL / MOTEUR_API_KEY (one more provider,\n" +
 	"placed first), then the organisation policy ($MOTEUR_POLICY, default /etc/moteur/policy.yaml),\n" +
 	"which nothing loosens. A file or a policy that cannot be read stops the command: nothing runs.\n\n" +
@@ -74,7 +89,33 @@ func checkAgentFlags(g *globalFlags, f *agentFlags) error {
 			return err
 		}
 	}
+	switch f.sandbox {
+	case shell.SandboxAuto, shell.SandboxBwrap, shell.SandboxNone:
+	default:
+		return usageErrorf("invalid --sandbox %q: want auto, bwrap or none", f.sandbox)
+	}
 	return nil
+}
+
+// sandboxMode is the shell sandbox of a run: --sandbox, except that the
+// profiles stricter than standard require bubblewrap, so that auto means
+// bwrap there (no shell commands where it cannot run) and none is refused.
+func sandboxMode(flag string, cfg *config.Config) (string, error) {
+	if cfg.Profile.Name == profile.Standard || cfg.Profile.Name == "" {
+		return flag, nil
+	}
+	switch flag {
+	case shell.SandboxNone:
+		by := ""
+		if cfg.Policy != nil && cfg.Policy.Profile != "" {
+			by = " (set by the organisation policy " + cfg.Policy.Path + ")"
+		}
+		return "", usageErrorf("--sandbox none is not allowed: the %s profile%s requires the bubblewrap sandbox for shell commands",
+			cfg.Profile.Name, by)
+	case shell.SandboxAuto:
+		return shell.SandboxBwrap, nil
+	}
+	return flag, nil
 }
 
 // modeFlag parses --mode; "" when it was not given.
@@ -131,9 +172,10 @@ type settings struct {
 
 // loadSettings reads the configuration of the project at root and applies
 // the flags. A configuration or policy that cannot be read is a failure
-// (exit 1): nothing may run without the rules it holds. No provider at all,
-// or --mode looser than the organisation allows, is bad usage (exit 2).
-func (c *cli) loadSettings(root string, g *globalFlags, f *agentFlags) (*settings, error) {
+// (exit 1): nothing may run without the rules it holds. No provider at all
+// when needModel, or --mode looser than the organisation allows, is bad
+// usage (exit 2).
+func (c *cli) loadSettings(root string, g *globalFlags, f *agentFlags, needModel bool) (*settings, error) {
 	cfg, err := config.Load(config.LoadOptions{ProjectRoot: root, UserDir: userConfigDir(c.env), Getenv: c.env})
 	if err != nil {
 		return nil, failure(err)
@@ -147,7 +189,7 @@ func (c *cli) loadSettings(root string, g *globalFlags, f *agentFlags) (*setting
 	if s.lang, err = resolveLang(g.lang, cfg.Lang, c.env); err != nil {
 		return nil, err
 	}
-	if len(cfg.Providers) == 0 {
+	if len(cfg.Providers) == 0 && needModel {
 		return nil, configError(errors.New(noModelMessage(s.lang)))
 	}
 	if cfg.Policy != nil {

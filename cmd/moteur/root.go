@@ -91,7 +91,8 @@ func (c *cli) rootCmd() *cobra.Command {
 			"($MOTEUR_POLICY, default /etc/moteur/policy.yaml) applies on top of everything.\n\n" +
 			"Data goes to $MOTEUR_HOME, default $XDG_DATA_HOME/moteur:\n" +
 			"moteur.db (the sessions), audit/ (one hash-chained audit log per session, never deleted),\n" +
-			"transcripts/ (each session's events as JSON lines).",
+			"transcripts/ (each session's events as JSON lines), checkpoints/ (the content files had before\n" +
+			"the agent changed them, which moteur sessions rewind restores).",
 		// Errors are printed once, by execute, in our own format; cobra
 		// would print them (and the whole usage text) a second time.
 		SilenceErrors: true,
@@ -105,6 +106,6 @@ func (c *cli) rootCmd() *cobra.Command {
 		return &statusError{code: exitUsage, hint: true, err: err}
 	})
 	root.PersistentFlags().StringVar(&g.lang, "lang", "", "language of messages and prompts: fr or en (default: the config file's lang, else $MOTEUR_LANG, else fr)")
-	root.AddCommand(c.runCmd(g), c.chatCmd(g), c.sessionsCmd(), c.auditCmd(), c.versionCmd())
+	root.AddCommand(c.runCmd(g), c.chatCmd(g), c.sessionsCmd(g), c.auditCmd(), c.versionCmd())
 	return root
 }

@@ -12,13 +12,16 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
+	"github.com/moteur/moteur/checkpoint"
 	"github.com/moteur/moteur/classify"
 	"github.com/moteur/moteur/config"
 	"github.com/moteur/moteur/engine"
 	"github.com/moteur/moteur/event"
 	"github.com/moteur/moteur/policy"
 	"github.com/moteur/moteur/tools"
+	"github.com/moteur/moteur/tools/files"
 	"github.com/moteur/moteur/tools/plan"
+	"github.com/moteur/moteur/tools/shell"
 )
 
 // maxStdinPrompt bounds a prompt read from standard input: far above any
@@ -146,10 +149,42 @@ func turnError(err error) error {
 // in-process tests extend with their own tools.
 var extraTools []func() tools.Tool
 
-// newRegistry returns the tools of one session: the built-ins, then extra.
-func newRegistry(extra []func() tools.Tool) (*tools.Registry, error) {
+// sessionTools are the tools of one session: the planning tools, the file
+// tools, shell_exec, then the extra ones.
+type sessionTools struct {
+	reg   *tools.Registry
+	files *files.Set // closed with the session
+	shell *shell.Exec
+}
+
+// newSessionTools makes the tools of a session in the project at root: the
+// file tools confined to root, saving what they replace in blobs (so that
+// a rewind can bring it back), and shell_exec isolated as sandbox says
+// (shell.SandboxAuto, SandboxBwrap or SandboxNone).
+func newSessionTools(root string, blobs tools.Blobs, sandbox string, extra []func() tools.Tool) (_ *sessionTools, err error) {
 	reg := tools.NewRegistry(tools.Config{})
 	if err := plan.Register(reg); err != nil {
+		return nil, fmt.Errorf("register tools: %w", err)
+	}
+	fs, err := files.New(files.Config{Root: root, Blobs: blobs})
+	if err != nil {
+		return nil, fmt.Errorf("register tools: %w", err)
+	}
+	st := &sessionTools{reg: reg, files: fs}
+	defer func() {
+		if err != nil {
+			_ = st.close()
+		}
+	}()
+	for _, t := range fs.Tools() {
+		if err := reg.Register(t); err != nil {
+			return nil, fmt.Errorf("register tools: %w", err)
+		}
+	}
+	if st.shell, err = shell.New(shell.Config{Root: root, Sandbox: sandbox}); err != nil {
+		return nil, fmt.Errorf("register tools: %w", err)
+	}
+	if err := reg.Register(st.shell); err != nil {
 		return nil, fmt.Errorf("register tools: %w", err)
 	}
 	for _, newTool := range extra {
@@ -157,8 +192,17 @@ func newRegistry(extra []func() tools.Tool) (*tools.Registry, error) {
 			return nil, fmt.Errorf("register tools: %w", err)
 		}
 	}
-	return reg, nil
+	return st, nil
 }
+
+// sandbox describes the isolation of shell commands, for SessionStarted.
+func (st *sessionTools) sandbox() *event.SandboxInfo {
+	kind, detail := st.shell.Describe()
+	return &event.SandboxInfo{Kind: kind, Detail: detail}
+}
+
+// close releases the file tools' root.
+func (st *sessionTools) close() error { return st.files.Close() }
 
 // agent is an engine wired to one live session: the stored past restored,
 // the session's lease held and its sinks open until close.
@@ -167,6 +211,7 @@ type agent struct {
 	// events is the engine's subscription, taken once for all the turns.
 	events <-chan event.Event
 	ls     *liveSession
+	tools  *sessionTools
 	id     string
 	// model is the first provider's, the one a session starts with.
 	model config.Provider
@@ -179,23 +224,64 @@ type agent struct {
 	approvals *approvals
 }
 
-// openAgent prepares the turns of the session f names (a new one when
-// none): the project, its configuration, the models, the tools, then the
-// session, continued from the store when it exists there. Nothing is
-// created before the configuration has been read and accepted.
-func (c *cli) openAgent(ctx context.Context, g *globalFlags, f *agentFlags) (*agent, error) {
+// projectRoot is the project of a run: the working directory, absolute.
+func (c *cli) projectRoot() (string, error) {
 	root, err := c.workDir()
 	if err == nil {
 		root, err = filepath.Abs(root)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("project root: %w", err)
+		return "", fmt.Errorf("project root: %w", err)
 	}
-	st, err := c.loadSettings(root, g, f)
+	return root, nil
+}
+
+// openCheckpoints opens the store of the content files had before a tool
+// changed them ($MOTEUR_HOME/checkpoints), which rewinds restore from.
+func openCheckpoints(home string) (*checkpoint.Store, error) {
+	cps, err := checkpoint.Open(checkpoint.Config{Dir: checkpointDir(home)})
+	if err != nil {
+		return nil, fmt.Errorf("checkpoints: %w", err)
+	}
+	return cps, nil
+}
+
+// baseDeps are the engine's dependencies that every engine of the command
+// line gets, whether it runs turns or rewinds: the project, the rules of
+// the configuration and the checkpoints.
+func baseDeps(st *settings, root string, cps *checkpoint.Store) engine.Deps {
+	cfg := st.cfg
+	return engine.Deps{
+		ProjectRoot: root,
+		Lang:        st.lang,
+		Permissions: st.perms,
+		Classify:    classify.Rules{Paths: cfg.ClassifyPaths, Markings: cfg.ClassifyMarkings},
+		Profile:     cfg.Profile.Name,
+		Mode:        st.perms.Mode(),
+		Policy:      cfg.Policy,
+		Allowlists:  cfg.Allowlists,
+		Checkpoints: cps,
+	}
+}
+
+// openAgent prepares the turns of the session f names (a new one when
+// none): the project, its configuration, the models, the tools, then the
+// session, continued from the store when it exists there. Nothing is
+// created before the configuration has been read and accepted.
+func (c *cli) openAgent(ctx context.Context, g *globalFlags, f *agentFlags) (_ *agent, err error) {
+	root, err := c.projectRoot()
+	if err != nil {
+		return nil, err
+	}
+	st, err := c.loadSettings(root, g, f, true)
 	if err != nil {
 		return nil, err
 	}
 	cfg, lang := st.cfg, st.lang
+	sandbox, err := sandboxMode(f.sandbox, cfg)
+	if err != nil {
+		return nil, err
+	}
 	prov, router, err := providers(cfg)
 	if err != nil {
 		return nil, failure(err)
@@ -204,11 +290,6 @@ func (c *cli) openAgent(ctx context.Context, g *globalFlags, f *agentFlags) (*ag
 	if err != nil {
 		return nil, err
 	}
-	reg, err := newRegistry(c.tools)
-	if err != nil {
-		return nil, err
-	}
-
 	sessionID := f.session
 	if sessionID == "" {
 		if sessionID, err = c.newSessionID(); err != nil {
@@ -219,6 +300,19 @@ func (c *cli) openAgent(ctx context.Context, g *globalFlags, f *agentFlags) (*ag
 	if err != nil {
 		return nil, err
 	}
+	cps, err := openCheckpoints(home)
+	if err != nil {
+		return nil, err
+	}
+	tl, err := newSessionTools(root, cps, sandbox, c.tools)
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		if err != nil {
+			_ = tl.close()
+		}
+	}()
 	// The session comes last among the preparations, so that a failed
 	// preparation leaves nothing behind, and before the engine, which must
 	// never run without its audit log.
@@ -227,24 +321,16 @@ func (c *cli) openAgent(ctx context.Context, g *globalFlags, f *agentFlags) (*ag
 		return nil, err
 	}
 
-	eng, err := engine.New(engine.Deps{
-		Provider:      prov,
-		Router:        router,
-		Tools:         reg,
-		Sinks:         ls.sinks(),
-		MaxIterations: f.maxIterations,
-		SystemPrompt:  sysPrompt,
-		ProjectRoot:   root,
-		Instructions:  instructions,
-		Lang:          lang,
-		ContextWindow: cfg.Providers[0].ContextWindow,
-		Permissions:   st.perms,
-		Classify:      classify.Rules{Paths: cfg.ClassifyPaths, Markings: cfg.ClassifyMarkings},
-		Profile:       cfg.Profile.Name,
-		Mode:          st.perms.Mode(),
-		Policy:        cfg.Policy,
-		Allowlists:    cfg.Allowlists,
-	})
+	deps := baseDeps(st, root, cps)
+	deps.Provider, deps.Router = prov, router
+	deps.Tools = tl.reg
+	deps.Sinks = ls.sinks()
+	deps.MaxIterations = f.maxIterations
+	deps.SystemPrompt, deps.Instructions = sysPrompt, instructions
+	deps.ContextWindow = cfg.Providers[0].ContextWindow
+	deps.ShellSandboxed = tl.shell.Sandboxed()
+	deps.Sandbox = tl.sandbox()
+	eng, err := engine.New(deps)
 	if err == nil && len(ls.past) > 0 {
 		// Restore only reads the events: a log it refuses gets nothing
 		// appended.
@@ -258,16 +344,34 @@ func (c *cli) openAgent(ctx context.Context, g *globalFlags, f *agentFlags) (*ag
 	if ls.warning != "" {
 		fmt.Fprintf(c.stderr, "moteur: warning: %s\n", ls.warning)
 	}
+	c.sandboxNote(f.sandbox, deps.Sandbox)
 	stderr := &lockedWriter{w: c.stderr}
 	policyPath := ""
 	if cfg.Policy != nil {
 		policyPath = cfg.Policy.Path
 	}
 	return &agent{
-		eng: eng, events: eng.Subscribe(), ls: ls, id: sessionID, model: cfg.Providers[0], resumed: len(ls.past) > 0,
+		eng: eng, events: eng.Subscribe(), ls: ls, tools: tl, id: sessionID, model: cfg.Providers[0], resumed: len(ls.past) > 0,
 		stderr:    stderr,
 		approvals: &approvals{eng: eng, w: stderr, refusal: noTerminalRefusal(st.perms.Mode(), st.floor, policyPath)},
 	}, nil
+}
+
+// sandboxNote tells the user, in one line on standard error, that shell
+// commands run unsandboxed: always when --sandbox none asked for it, and
+// on a terminal when auto found no usable bubblewrap (the reason, recorded
+// in SessionStarted, says how to install it). The stricter profiles never
+// run unsandboxed: they refuse the commands instead.
+func (c *cli) sandboxNote(flag string, sb *event.SandboxInfo) {
+	if sb.Kind != "none" { // as shell.Exec.Describe reports no sandbox
+		return
+	}
+	switch {
+	case flag == shell.SandboxNone:
+		fmt.Fprintln(c.stderr, "moteur: note: shell commands run unsandboxed (--sandbox none), with your full rights")
+	case isTerminal(c.stderr):
+		fmt.Fprintf(c.stderr, "moteur: note: shell commands run unsandboxed: %s\n", oneLine(sb.Detail, 300))
+	}
 }
 
 // useTerminal makes the approvals ask on the terminal (standard input),
@@ -282,7 +386,7 @@ func (a *agent) view(v view, describe bool) view {
 }
 
 // close ends the session's use by this process.
-func (a *agent) close() error { return a.ls.close() }
+func (a *agent) close() error { return errors.Join(a.ls.close(), a.tools.close()) }
 
 // prompt is the words of args joined with spaces, or standard input when
 // args is "-", or empty while standard input is not a terminal.

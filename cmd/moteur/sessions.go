@@ -20,16 +20,18 @@ import (
 	"github.com/moteur/moteur/session"
 )
 
-func (c *cli) sessionsCmd() *cobra.Command {
+func (c *cli) sessionsCmd(g *globalFlags) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "sessions",
-		Short: "List, show, fork and remove stored sessions",
+		Short: "List, show, fork, rewind and remove stored sessions",
 		Long: "Sessions are stored in $MOTEUR_HOME/moteur.db. Continue one with moteur run --session ID or\n" +
-			"moteur chat --session ID.",
+			"moteur chat --session ID. Put its files or its conversation back to an earlier message with\n" +
+			"moteur sessions points ID, then moteur sessions rewind ID --to SEQ.",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
 	}
-	cmd.AddCommand(c.sessionsListCmd(), c.sessionsShowCmd(), c.sessionsForkCmd(), c.sessionsRmCmd())
+	cmd.AddCommand(c.sessionsListCmd(), c.sessionsShowCmd(), c.sessionsPointsCmd(), c.sessionsRewindCmd(g),
+		c.sessionsForkCmd(), c.sessionsRmCmd())
 	return cmd
 }
 

@@ -120,7 +120,7 @@ func (c *conversation) event(e event.Event) {
 		}
 		c.line(indent, s)
 	case event.RewoundPayload:
-		c.line(indent, fmt.Sprintf("· rewound to seq %d (%s)", p.ToSeq, p.Mode))
+		c.rewound(indent, p)
 	case event.HookStartedPayload, event.DeltaPayload:
 		// The hook's outcome says it all; deltas are never stored.
 	default:
@@ -157,6 +157,31 @@ func (c *conversation) result(indent string, p event.ToolResultPayload) {
 		if l = strings.TrimRight(l, " \t\r"); l != "" {
 			c.line(indent, "  "+oneLine(l, resultLineRunes))
 		}
+	}
+}
+
+// rewound shows a rewind: the point, the mode and each file's outcome,
+// then what the conversation became.
+func (c *conversation) rewound(indent string, p event.RewoundPayload) {
+	c.unanswered("no result recorded: the process stopped before the call finished")
+	s := fmt.Sprintf("⟲ rewound to %d (%s)", p.ToSeq, p.Mode)
+	if len(p.Files) > 0 {
+		files := make([]string, 0, len(p.Files))
+		for _, f := range p.Files {
+			files = append(files, oneLine(f.Path, 80)+" "+f.Status)
+		}
+		s += ": " + strings.Join(files, ", ")
+	} else if p.Mode != "conversation" {
+		s += ": no file to put back"
+	}
+	c.line(indent, s)
+	for _, f := range p.Files {
+		if f.Error != "" {
+			c.line(indent, "  ✗ "+oneLine(f.Path, 80)+": "+oneLine(f.Error, resultLineRunes))
+		}
+	}
+	if p.Prompt != "" {
+		c.line(indent, "  the conversation is back before: "+oneLine(p.Prompt, resultLineRunes))
 	}
 }
 

@@ -24,6 +24,9 @@ import (
 //	                             JSON lines (what hooks read); a copy of the
 //	                             store, rebuilt from it when it lags behind,
 //	                             so it is not fsynced
+//	checkpoints/                 the content files had before a tool changed
+//	                             them, by SHA-256, shared by every session:
+//	                             what a rewind restores
 //
 // Directories are 0700 and files 0600: they hold everything the agents read
 // and said.
@@ -33,6 +36,8 @@ func auditDir(home string) string { return filepath.Join(home, "audit") }
 func auditPath(home, sessionID string) string {
 	return filepath.Join(auditDir(home), sessionID+".jsonl")
 }
+
+func checkpointDir(home string) string { return filepath.Join(home, "checkpoints") }
 
 func transcriptPath(home, sessionID string) string {
 	return filepath.Join(home, "transcripts", sessionID+".jsonl")

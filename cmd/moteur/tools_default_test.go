@@ -26,11 +26,13 @@ func TestTheMoteurBinaryHasNoTestTools(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The built-ins: planning, files, shell.
+	want := []string{"edit_file", "glob", "grep", "list_files", "read_file", "shell_exec", "thinking", "todo_write", "write_file"}
 	p, ok := ev.Payload.(event.SessionStartedPayload)
-	if !ok || !slices.Equal(p.Tools, []string{"thinking", "todo_write"}) {
-		t.Errorf("SessionStarted %+v, want the tools thinking and todo_write only", ev.Payload)
+	if !ok || !slices.Equal(p.Tools, want) {
+		t.Errorf("SessionStarted %+v, want the built-in tools %v only", ev.Payload, want)
 	}
-	if tools := srv.Requests()[0].Tools; !slices.Equal(tools, []string{"thinking", "todo_write"}) {
-		t.Errorf("tools sent to the model %v", tools)
+	if tools := srv.Requests()[0].Tools; !slices.Equal(tools, want) {
+		t.Errorf("tools sent to the model %v, want %v", tools, want)
 	}
 }

@@ -1,0 +1,631 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/spf13/cobra"
+	"golang.org/x/term"
+
+	"github.com/moteur/moteur/checkpoint"
+	"github.com/moteur/moteur/engine"
+	"github.com/moteur/moteur/event"
+	"github.com/moteur/moteur/llm"
+)
+
+// Rewinds from the command line: sessions points lists where a session can
+// go back to, sessions rewind goes there. A rewind restores the session in
+// an engine of its own, under the session's lease like run --session, shows
+// the plan (what each file would become, the calls nothing can undo), asks,
+// then carries out exactly that plan and records it (Rewound). No model is
+// called.
+
+func (c *cli) sessionsPointsCmd() *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "points [flags] ID",
+		Short: "List the points a session can be rewound to, newest first",
+		Long: "List the rewind points of a stored session, newest first: each message the user sent (SEQ), when,\n" +
+			"and its first line. moteur sessions rewind ID --to SEQ puts the files, the conversation or both\n" +
+			"back to what they were when that message was sent.",
+		Example: "  moteur sessions points s-20260101T120000-0123456789abcdef",
+		Args:    cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return failure(c.sessionsPoints(cmd.Context(), args[0], asJSON))
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print a JSON array of points (seq, prompt, time)")
+	return cmd
+}
+
+func (c *cli) sessionsPoints(ctx context.Context, id string, asJSON bool) error {
+	if err := checkID("session id", id); err != nil {
+		return err
+	}
+	st, err := c.storeForReading(ctx)
+	if err != nil {
+		return err
+	}
+	if st == nil {
+		return errSessionNotFound(id)
+	}
+	defer st.Close()
+	events, err := st.Load(ctx, id)
+	if err != nil {
+		return notFound(id, err)
+	}
+	// The points of the stored events, as the engine's Restore computes
+	// them: reading them needs no lease.
+	var state checkpoint.State
+	for _, e := range events {
+		state.Apply(e)
+	}
+	points := state.Points()
+	if asJSON {
+		return c.writeJSON(points)
+	}
+	if len(points) == 0 {
+		_, err := fmt.Fprintf(c.stderr, "session %s has no rewind points: it has no message yet\n", id)
+		return err
+	}
+	if err := c.writePointsTable(points); err != nil {
+		return err
+	}
+	if at := compactedAt(events); at > 0 && points[len(points)-1].Seq < at {
+		_, err := fmt.Fprintf(c.stderr, "(the conversation was compacted at seq %d: the points before it rewind with --mode code only)\n", at)
+		return err
+	}
+	return nil
+}
+
+// writePointsTable prints the columns SEQ, TIME and PROMPT (the first line
+// of the message, cut to the terminal's width, 60 runes when stdout is not
+// a terminal). Times are relative on a terminal, RFC 3339 otherwise.
+func (c *cli) writePointsTable(points []checkpoint.Point) error {
+	tty := isTerminal(c.stdout)
+	now := c.now()
+	rows := [][3]string{{"SEQ", "TIME", "PROMPT"}}
+	for _, p := range points {
+		at := p.Time.Local().Format(time.RFC3339)
+		if tty {
+			at = ago(now, p.Time)
+		}
+		rows = append(rows, [3]string{strconv.FormatUint(p.Seq, 10), at, firstLine(p.Prompt)})
+	}
+	var wSeq, wTime int
+	for _, r := range rows {
+		wSeq = max(wSeq, len(r[0]))
+		wTime = max(wTime, utf8.RuneCountInString(r[1]))
+	}
+	width := 60
+	if tty {
+		if w, _, err := term.GetSize(int(c.stdout.(*os.File).Fd())); err == nil {
+			width = max(20, w-wSeq-wTime-5)
+		}
+	}
+	w := bufio.NewWriter(c.stdout)
+	for n, r := range rows {
+		prompt := r[2]
+		if n > 0 {
+			prompt = oneLine(prompt, width)
+			if tty {
+				prompt = cleanTerminal(prompt)
+			}
+		}
+		fmt.Fprintf(w, "%*s  %-*s  %s\n", wSeq, r[0], wTime, r[1], prompt)
+	}
+	if err := w.Flush(); err != nil {
+		return fmt.Errorf("write output: %w", err)
+	}
+	return nil
+}
+
+// firstLine is the first non-blank line of s.
+func firstLine(s string) string {
+	for l := range strings.SplitSeq(s, "\n") {
+		if strings.TrimSpace(l) != "" {
+			return l
+		}
+	}
+	return ""
+}
+
+// compactedAt is the seq of the session's last compaction (0: none): the
+// conversation cannot be rewound to a point before it.
+func compactedAt(events []event.Event) uint64 {
+	var at uint64
+	for _, e := range events {
+		if e.Type == event.ContextCompacted && e.ParentCallID == "" {
+			at = e.Seq
+		}
+	}
+	return at
+}
+
+type rewindFlags struct {
+	to        uint64
+	mode      string
+	yes       bool
+	overwrite []string
+	json      bool
+}
+
+func (c *cli) sessionsRewindCmd(g *globalFlags) *cobra.Command {
+	f := &rewindFlags{}
+	cmd := &cobra.Command{
+		Use:   "rewind ID --to SEQ --mode code|conversation|both [flags]",
+		Short: "Put a session's files or conversation back to a rewind point",
+		Long: "Put session ID back to the point SEQ, the message the user sent at that seq (see moteur sessions\n" +
+			"points ID):\n" +
+			"  --mode code          the files the agent changed since go back to their content then (files it\n" +
+			"                       created are deleted); the conversation goes on, and the agent is told with\n" +
+			"                       the next message\n" +
+			"  --mode conversation  the conversation goes back to before that message; the files stay as they are\n" +
+			"  --mode both          both\n\n" +
+			"The plan is shown first: each file, ok or in conflict (changed since this session last wrote it,\n" +
+			"by you, another session or a shell command), and the calls whose effects no rewind can undo (shell\n" +
+			"commands). A conflict is left alone unless --overwrite names it. On a terminal you confirm the plan;\n" +
+			"otherwise --yes is required. Exactly the plan shown is carried out: a file that changes in between\n" +
+			"is left alone and reported failed. What a rewind replaces is kept too, so a rewind can be rewound.\n" +
+			"The session must not be in use by another process. No model is called.\n\n" +
+			"Exit status: 0 when every file was restored or left alone by choice, 1 when one could not be restored\n" +
+			"or on an error, 2 on bad usage.",
+		Example: "  moteur sessions rewind s-20260101T120000-0123456789abcdef --to 5 --mode code\n" +
+			"  moteur sessions rewind s-20260101T120000-0123456789abcdef --to 5 --mode both --yes --overwrite src/main.go",
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if !cmd.Flags().Changed("to") {
+				return usageErrorf("sessions rewind needs --to SEQ: a rewind point (moteur sessions points %s lists them)", args[0])
+			}
+			if !cmd.Flags().Changed("mode") {
+				return usageErrorf("sessions rewind needs --mode code, conversation or both")
+			}
+			return failure(c.sessionsRewind(cmd.Context(), g, args[0], f))
+		},
+	}
+	fl := cmd.Flags()
+	fl.Uint64Var(&f.to, "to", 0, "seq of the rewind point (see moteur sessions points ID)")
+	fl.StringVar(&f.mode, "mode", "", "what goes back: code (the files), conversation, or both")
+	fl.BoolVarP(&f.yes, "yes", "y", false, "rewind without asking")
+	fl.StringArrayVar(&f.overwrite, "overwrite", nil, "restore this file even though it changed since the agent wrote it (repeatable)")
+	fl.BoolVar(&f.json, "json", false, "print the plan and the result as one JSON object")
+	return cmd
+}
+
+// rewindMode parses --mode.
+func rewindMode(s string) (engine.RewindMode, error) {
+	switch m := engine.RewindMode(strings.ToLower(strings.TrimSpace(s))); m {
+	case engine.RewindCode, engine.RewindConversation, engine.RewindBoth:
+		return m, nil
+	}
+	return "", usageErrorf("invalid --mode %q: want code, conversation or both", s)
+}
+
+// rewindJSON is the --json output of sessions rewind.
+type rewindJSON struct {
+	Session     string          `json:"session"`
+	ProjectRoot string          `json:"project_root"`
+	ToSeq       uint64          `json:"to_seq"`
+	Mode        string          `json:"mode"`
+	Plan        checkpoint.Plan `json:"plan"`
+	Result      rewindResult    `json:"result"`
+}
+
+type rewindResult struct {
+	Files  []event.RewoundFile `json:"files"`
+	Prompt string              `json:"prompt,omitempty"`
+	Note   string              `json:"note,omitempty"`
+}
+
+func (c *cli) sessionsRewind(ctx context.Context, g *globalFlags, id string, f *rewindFlags) (err error) {
+	// Usage first: nothing is read or locked for a wrong command line.
+	if err := checkID("session id", id); err != nil {
+		return err
+	}
+	if _, err := langFlag(g.lang); err != nil {
+		return err
+	}
+	mode, err := rewindMode(f.mode)
+	if err != nil {
+		return err
+	}
+	if f.to == 0 {
+		return usageErrorf("invalid --to 0: seqs start at 1 (moteur sessions points %s lists the rewind points)", id)
+	}
+	if len(f.overwrite) > 0 && mode == engine.RewindConversation {
+		return usageErrorf("--overwrite is for --mode code or both: --mode conversation leaves the files as they are")
+	}
+	if !f.yes && !c.stdinTTY {
+		return usageErrorf("sessions rewind asks for confirmation: pass --yes when standard input is not a terminal")
+	}
+
+	home, err := dataDir(c.env)
+	if err != nil {
+		return err
+	}
+	// The session must exist: taking its lease would create it.
+	st, err := openExistingStore(ctx, home)
+	if err != nil {
+		return err
+	}
+	if st == nil {
+		return errSessionNotFound(id)
+	}
+	_, err = st.Info(ctx, id)
+	st.Close()
+	if err != nil {
+		return notFound(id, err)
+	}
+
+	rw, err := c.openRewind(ctx, g, home, id)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		// abandon, not close: an audit log this process created and left
+		// empty (nothing was rewound) is removed.
+		if cerr := rw.ls.abandon(); cerr != nil && err == nil {
+			err = fmt.Errorf("session %s: %w", id, cerr)
+		}
+	}()
+
+	if mode != engine.RewindCode {
+		if at := compactedAt(rw.ls.past); f.to < at {
+			// Checked before the plan is shown (the engine checks it too).
+			if !rw.isPoint(f.to) {
+				return notAPointError(id, f.to)
+			}
+			return fmt.Errorf("the conversation of session %s cannot be rewound to seq %d: it was compacted at seq %d since; --mode code puts the files back alone",
+				id, f.to, at)
+		}
+	}
+	plan, err := rw.eng.RewindPlan(id, f.to)
+	switch {
+	case errors.Is(err, checkpoint.ErrNotAPoint):
+		return notAPointError(id, f.to)
+	case err != nil:
+		return fmt.Errorf("session %s: %w", id, err)
+	}
+	if mode == engine.RewindConversation {
+		// The files stay as they are: the plan has nothing to do.
+		plan = checkpoint.Plan{ToSeq: f.to}
+	}
+	overwrite, err := overwritePaths(rw.root, plan, f.overwrite)
+	if err != nil {
+		return err
+	}
+
+	// The plan goes to stdout, except with --json, where stdout holds the
+	// JSON object alone: there it is shown on stderr, and only to be
+	// confirmed.
+	if !f.json || !f.yes {
+		planOut := c.stdout
+		if f.json {
+			planOut = c.stderr
+		}
+		if err := writePlan(planOut, id, rw.root, mode, plan, rw.prompt(f.to), overwrite); err != nil {
+			return err
+		}
+	}
+	if !f.yes {
+		fmt.Fprint(c.stderr, "Rewind? [y/N] ")
+		answer, _ := bufio.NewReader(c.stdin).ReadString('\n')
+		if a := strings.ToLower(strings.TrimSpace(answer)); a != "y" && a != "yes" && a != "o" && a != "oui" {
+			return fmt.Errorf("session %s not rewound: nothing changed", id)
+		}
+	}
+
+	res, err := rw.eng.Rewind(ctx, id, f.to, mode, plan, overwrite)
+	switch {
+	case errors.Is(err, checkpoint.ErrNotAPoint):
+		return notAPointError(id, f.to)
+	case errors.Is(err, engine.ErrConversationUnavailable):
+		return fmt.Errorf("the conversation of session %s cannot be rewound to seq %d: it was compacted since; --mode code puts the files back alone", id, f.to)
+	case err != nil && res.Files != nil:
+		// The files were handled, but the record of the rewind failed.
+		return fmt.Errorf("session %s: the files were rewound, but the rewind could not be recorded: %w", id, err)
+	case err != nil:
+		return fmt.Errorf("session %s: %w", id, err)
+	}
+
+	failed := 0
+	for _, r := range res.Files {
+		if r.Status != checkpoint.RewoundOK && r.Status != checkpoint.RewoundOverwritten && r.Status != checkpoint.RewoundSkipped {
+			failed++
+		}
+	}
+	if f.json {
+		files := res.Files
+		if files == nil {
+			files = []event.RewoundFile{}
+		}
+		if err := c.writeJSON(rewindJSON{Session: id, ProjectRoot: rw.root, ToSeq: f.to, Mode: string(mode), Plan: plan,
+			Result: rewindResult{Files: files, Prompt: res.Prompt, Note: res.Note}}); err != nil {
+			return err
+		}
+	} else {
+		// A blank line between the plan and what was done.
+		fmt.Fprintln(c.stdout)
+		if err := writeRewindResult(c.stdout, plan, res); err != nil {
+			return err
+		}
+	}
+	if failed > 0 {
+		return fmt.Errorf("session %s rewound to seq %d, but %s could not be restored (see above)", id, f.to, plural(failed, "file"))
+	}
+	return nil
+}
+
+// notAPointError says that seq is not a rewind point and how to list them.
+func notAPointError(id string, seq uint64) error {
+	return fmt.Errorf("seq %d of session %s is not a rewind point (a message the user sent): moteur sessions points %s lists them",
+		seq, id, id)
+}
+
+// rewinder is a stored session restored in an engine of its own, for a
+// rewind: its lease is held until ls is closed.
+type rewinder struct {
+	eng  *engine.Engine
+	ls   *liveSession
+	root string
+}
+
+// openRewind takes the lease of session id, loads it and restores it in an
+// engine wired as run wires one (the project's configuration, the
+// checkpoints, the session's sinks), minus the tools: no model is called.
+func (c *cli) openRewind(ctx context.Context, g *globalFlags, home, id string) (_ *rewinder, err error) {
+	ls, err := openLiveSession(ctx, home, id)
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		if err != nil {
+			err = errors.Join(err, ls.abandon())
+		}
+	}()
+	if len(ls.past) == 0 {
+		// Removed between the check and the lease.
+		return nil, errSessionNotFound(id)
+	}
+	// The files are the project's where the session last ran, wherever
+	// the command is typed.
+	root := sessionRoot(ls.past)
+	if root == "" {
+		if root, err = c.projectRoot(); err != nil {
+			return nil, err
+		}
+	}
+	st, err := c.loadSettings(root, g, &agentFlags{}, false)
+	if err != nil {
+		return nil, err
+	}
+	cps, err := openCheckpoints(home)
+	if err != nil {
+		return nil, err
+	}
+	deps := baseDeps(st, root, cps)
+	deps.Sinks = ls.sinks()
+	if len(st.cfg.Providers) > 0 {
+		prov, router, err := providers(st.cfg)
+		if err != nil {
+			return nil, failure(err)
+		}
+		deps.Provider, deps.Router = prov, router
+	} else {
+		// The engine needs a provider; a rewind sends nothing.
+		deps.Provider = noSend{}
+	}
+	eng, err := engine.New(deps)
+	if err != nil {
+		return nil, err
+	}
+	if err := eng.Restore(id, ls.past); err != nil {
+		return nil, fmt.Errorf("cannot rewind: %w", err)
+	}
+	if ls.warning != "" {
+		fmt.Fprintf(c.stderr, "moteur: warning: %s\n", ls.warning)
+	}
+	return &rewinder{eng: eng, ls: ls, root: root}, nil
+}
+
+// isPoint reports whether seq is one of the session's rewind points.
+func (rw *rewinder) isPoint(seq uint64) bool {
+	for _, p := range rw.eng.RewindPoints(rw.ls.id) {
+		if p.Seq == seq {
+			return true
+		}
+	}
+	return false
+}
+
+// prompt is the message of the point seq.
+func (rw *rewinder) prompt(seq uint64) string {
+	for _, p := range rw.eng.RewindPoints(rw.ls.id) {
+		if p.Seq == seq {
+			return p.Prompt
+		}
+	}
+	return ""
+}
+
+// sessionRoot is the project root the session last ran in ("" when no
+// SessionStarted says).
+func sessionRoot(events []event.Event) string {
+	root := ""
+	for _, e := range events {
+		if p, ok := e.Payload.(event.SessionStartedPayload); ok && e.ParentCallID == "" && p.ProjectRoot != "" {
+			root = p.ProjectRoot
+		}
+	}
+	return root
+}
+
+// noSend is the provider of an engine that must not call a model: every
+// send fails.
+type noSend struct{}
+
+func (noSend) Name() string  { return "none" }
+func (noSend) Model() string { return "none" }
+func (noSend) Stream(context.Context, llm.Request, func(llm.Delta)) (llm.Response, error) {
+	return llm.Response{}, errors.New("no model: this command sends nothing")
+}
+
+// overwritePaths turns the --overwrite arguments into the plan's paths
+// (slash-separated, relative to root; absolute ones inside root are
+// accepted). Each must be a file of the plan: a mistyped path would
+// otherwise leave a conflict alone without a word.
+func overwritePaths(root string, plan checkpoint.Plan, args []string) ([]string, error) {
+	inPlan := make(map[string]bool, len(plan.Files))
+	var conflicts []string
+	for _, f := range plan.Files {
+		inPlan[f.Path] = true
+		if f.Status == checkpoint.StatusConflict {
+			conflicts = append(conflicts, f.Path)
+		}
+	}
+	var out []string
+	for _, a := range args {
+		p := a
+		if filepath.IsAbs(p) {
+			rel, err := filepath.Rel(root, p)
+			if err != nil || !filepath.IsLocal(rel) {
+				return nil, usageErrorf("--overwrite %s is outside the project %s", a, root)
+			}
+			p = rel
+		}
+		p = filepath.ToSlash(filepath.Clean(p))
+		if !inPlan[p] {
+			which := "it has no conflict"
+			if len(conflicts) > 0 {
+				which = "its conflicts: " + strings.Join(conflicts, ", ")
+			}
+			return nil, usageErrorf("--overwrite %s: not a file of this rewind (%s)", a, which)
+		}
+		out = append(out, p)
+	}
+	return out, nil
+}
+
+// writePlan shows what the rewind will do.
+func writePlan(out io.Writer, id, root string, mode engine.RewindMode, plan checkpoint.Plan, prompt string, overwrite []string) error {
+	w := bufio.NewWriter(out)
+	fmt.Fprintf(w, "Rewind of session %s to seq %d (%s), project %s\n", id, plan.ToSeq, mode, root)
+	if mode != engine.RewindCode {
+		fmt.Fprintf(w, "the conversation goes back to before: %s\n", oneLine(prompt, 100))
+	}
+	if mode == engine.RewindConversation {
+		fmt.Fprintln(w, "the files stay as they are")
+	} else {
+		forced := make(map[string]bool, len(overwrite))
+		for _, p := range overwrite {
+			forced[p] = true
+		}
+		if len(plan.Files) == 0 {
+			fmt.Fprintf(w, "no file to put back: the files this session changed are as they were at seq %d\n", plan.ToSeq)
+		} else {
+			fmt.Fprintf(w, "the files (%d):\n", len(plan.Files))
+		}
+		wPath := 0
+		for _, f := range plan.Files {
+			wPath = max(wPath, utf8.RuneCountInString(f.Path))
+		}
+		for _, f := range plan.Files {
+			fmt.Fprintf(w, "  %-8s  %-*s  %s\n", f.Status, wPath, f.Path, planAction(f, forced[f.Path]))
+		}
+		if n := len(plan.NotUndoable); n > 0 {
+			calls := make([]string, 0, n)
+			for _, c := range plan.NotUndoable {
+				calls = append(calls, fmt.Sprintf("%s at seq %d", c.Tool, c.Seq))
+			}
+			fmt.Fprintf(w, "warning: %s since seq %d cannot be undone (a rewind leaves their effects): %s\n",
+				plural(n, "call"), plan.ToSeq, strings.Join(calls, ", "))
+		}
+	}
+	if err := w.Flush(); err != nil {
+		return fmt.Errorf("write output: %w", err)
+	}
+	return nil
+}
+
+// planAction says what the rewind does to a file of the plan, and for a
+// conflict why it is one.
+func planAction(f checkpoint.FilePlan, overwrite bool) string {
+	what := "restore its content at the point"
+	if f.Restore == "" {
+		what = "delete it (it did not exist at the point)"
+	}
+	if f.Status == checkpoint.StatusOK {
+		return what
+	}
+	why := conflictReason(f)
+	switch {
+	case f.Error != "":
+		return why + ": left alone"
+	case overwrite:
+		return why + "; --overwrite: " + what
+	}
+	return why + ": left alone (--overwrite " + f.Path + " would " + what + ")"
+}
+
+// conflictReason explains a conflict: what is on disk (Current) is not what
+// this session left there (Left).
+func conflictReason(f checkpoint.FilePlan) string {
+	switch {
+	case f.Error != "":
+		return "could not be read: " + oneLine(f.Error, 200)
+	case f.Current == "" && f.Left != "":
+		return "deleted since this session wrote it"
+	case f.Current != "" && f.Left == "":
+		return "this session deleted it, and it exists again"
+	}
+	return "changed since this session last wrote it"
+}
+
+// writeRewindResult shows what the rewind did.
+func writeRewindResult(out io.Writer, plan checkpoint.Plan, res engine.RewindResult) error {
+	w := bufio.NewWriter(out)
+	planned := make(map[string]checkpoint.FilePlan, len(plan.Files))
+	for _, f := range plan.Files {
+		planned[f.Path] = f
+	}
+	wStatus, wPath := 0, 0
+	for _, r := range res.Files {
+		wStatus = max(wStatus, len(r.Status))
+		wPath = max(wPath, utf8.RuneCountInString(r.Path))
+	}
+	for _, r := range res.Files {
+		f := planned[r.Path]
+		var what string
+		switch r.Status {
+		case checkpoint.RewoundOK, checkpoint.RewoundOverwritten:
+			what = "restored"
+			if f.Restore == "" {
+				what = "deleted"
+			}
+		case checkpoint.RewoundSkipped:
+			what = "left alone: " + conflictReason(f) + " (--overwrite " + r.Path + " restores it)"
+		default:
+			what = "not restored: " + oneLine(r.Error, 300)
+		}
+		fmt.Fprintf(w, "%-*s  %-*s  %s\n", wStatus, r.Status, wPath, r.Path, what)
+	}
+	switch {
+	case res.Prompt != "":
+		fmt.Fprintf(w, "the conversation is back before: %s\n", oneLine(res.Prompt, 200))
+	case res.Note != "":
+		fmt.Fprintf(w, "the conversation goes on; with the next message the agent reads: %s\n", res.Note)
+	}
+	if err := w.Flush(); err != nil {
+		return fmt.Errorf("write output: %w", err)
+	}
+	return nil
+}
