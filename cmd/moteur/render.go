@@ -80,6 +80,8 @@ func (r *renderer) event(ev event.Event) error {
 		r.noteLine(fmt.Sprintf("moteur: session classified: %s — only local providers from now on", oneLine(p.Marking, 80)), false)
 	case event.WarningPayload:
 		r.noteLine("moteur: warning: "+oneLine(p.Message, 300), false)
+	case event.ContextCompactedPayload:
+		r.noteLine(compactionNote(p), true)
 	case event.ErrorPayload:
 		r.turnErr = &p
 	case event.TurnCompletedPayload:
@@ -279,4 +281,13 @@ func errorEventText(p event.ErrorPayload) string {
 		return "not sent: " + msg
 	}
 	return msg
+}
+
+// compactionNote is the one line that tells a compaction happened.
+func compactionNote(p event.ContextCompactedPayload) string {
+	how := "summarised"
+	if p.Degraded {
+		how = "trimmed (the summary failed)"
+	}
+	return fmt.Sprintf("moteur: context compacted: %d → %d tokens, %d messages %s", p.TokensBefore, p.TokensAfter, p.Replaced, how)
 }

@@ -210,3 +210,12 @@ func TestRendererShowsPermissionRequestsOnNotes(t *testing.T) {
 		t.Error("a sub-agent's permission request was not shown")
 	}
 }
+
+func TestRendererNotesACompaction(t *testing.T) {
+	var out, note strings.Builder
+	r := newRenderer(&out, &note, false, false)
+	_ = r.event(event.Event{Type: event.ContextCompacted, Payload: event.ContextCompactedPayload{Replaced: 12, TokensBefore: 30000, TokensAfter: 9000}})
+	if got := note.String(); got != "moteur: context compacted: 30000 → 9000 tokens, 12 messages summarised\n" || out.Len() != 0 {
+		t.Errorf("note %q, out %q", got, out.String())
+	}
+}
