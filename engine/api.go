@@ -67,6 +67,9 @@ type Deps struct {
 	// ContextWindow is the model's window in estimated tokens
 	// (0: DefaultContextWindow); closing syntheses are fitted to it.
 	ContextWindow int
+	// CompactionThreshold is the fraction of the window past which the
+	// history is compacted (0: DefaultCompactionThreshold).
+	CompactionThreshold float64
 	// StallTimeout cancels a stream that produced nothing for that long
 	// (0: DefaultStallTimeout); the stall counts as a transient error.
 	StallTimeout time.Duration

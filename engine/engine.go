@@ -11,6 +11,7 @@ import (
 
 	"github.com/moteur/moteur/checkpoint"
 	"github.com/moteur/moteur/classify"
+	"github.com/moteur/moteur/compaction"
 	"github.com/moteur/moteur/event"
 	"github.com/moteur/moteur/i18n"
 	"github.com/moteur/moteur/llm"
@@ -62,6 +63,11 @@ type session struct {
 	pointLen    map[uint64]int    // history length before each point's user message
 	prompts     map[uint64]string // each point's prompt
 	compactedAt uint64            // seq of the last compaction (the conversation cannot go back past it)
+
+	compactor *compaction.Compactor
+	estimator *compaction.Estimator // carries the session's calibration
+	lastUsage *llm.Usage            // the provider's count at the last request
+	usageAt   int                   // history length at that request
 	// dangling lists calls Restore found unanswered at the end of the log;
 	// the next turn records their synthetic answers, so the log shows what
 	// the model was told.
@@ -99,6 +105,9 @@ func New(d Deps) (*Engine, error) {
 	}
 	if d.MaxParallelTools <= 0 {
 		d.MaxParallelTools = DefaultMaxParallelTools
+	}
+	if d.CompactionThreshold <= 0 {
+		d.CompactionThreshold = DefaultCompactionThreshold
 	}
 	if d.RescueTimeout <= 0 {
 		d.RescueTimeout = DefaultRescueTimeout

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/moteur/moteur/checkpoint"
+	"github.com/moteur/moteur/compaction"
 	"github.com/moteur/moteur/event"
 	"github.com/moteur/moteur/llm"
 )
@@ -50,6 +51,10 @@ func (e *Engine) Restore(sessionID string, events []event.Event) error {
 	s.seq, s.permSeq, s.dangling = r.seq, r.permSeq, dangling
 	s.messages, s.sensitive, s.note = r.history, r.sensitive, r.note
 	s.rewind, s.pointLen, s.prompts, s.compactedAt = r.rewind, r.pointLen, r.prompts, r.compactedAt
+	if r.scale > 0 {
+		s.estimator = compaction.NewEstimator()
+		s.estimator.SetScale(r.scale)
+	}
 	e.sessions[sessionID] = s
 	return nil
 }
@@ -68,6 +73,7 @@ type restorer struct {
 	pointLen    map[uint64]int
 	prompts     map[uint64]string
 	compactedAt uint64
+	scale       float64
 	pending     map[string]bool   // calls of the last assistant message still unanswered
 	order       []string          // their ids, in call order
 	names       map[string]string // tool name of each call id
@@ -105,6 +111,10 @@ func (r *restorer) apply(ev event.Event) error {
 		r.permSeq = max(r.permSeq, p.Number)
 	case event.SessionClassifiedPayload:
 		r.sensitive = true
+	case event.TurnCompletedPayload:
+		if p.ContextScale > 0 {
+			r.scale = p.ContextScale
+		}
 	}
 	return nil
 }
@@ -186,7 +196,8 @@ func (r *restorer) compacted(p event.ContextCompactedPayload) error {
 	if p.Replaced < 0 || p.Replaced > len(r.history) {
 		return fmt.Errorf("compaction replaces %d messages of %d", p.Replaced, len(r.history))
 	}
-	summary := llm.Message{Role: llm.RoleUser, Content: joinContext(p.Summary, p.HookContext), Remote: r.remote}
+	summary := compaction.SummaryMessage(joinContext(p.Summary, p.HookContext))
+	summary.Remote = r.remote
 	r.history = append([]llm.Message{summary}, r.history[p.Replaced:]...)
 	return nil
 }

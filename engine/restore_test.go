@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/moteur/moteur/compaction"
+
 	"github.com/moteur/moteur/event"
 	"github.com/moteur/moteur/llm"
 	"github.com/moteur/moteur/provider/scripted"
@@ -177,7 +179,7 @@ func TestRestoreJoinsHookContext(t *testing.T) {
 	u.HookContext = "branche: main"
 	c := event.ContextCompactedPayload{Summary: "résumé", Replaced: 2, HookContext: "rappel"}
 	msgs, _ := restored(t, logOf(u, answer("a"), c))
-	if got := contents(msgs); got[0] != "user:résumé\n\nrappel" {
+	if got := contents(msgs); got[0] != "user:"+compaction.SummaryMessage("résumé\n\nrappel").Content {
 		t.Errorf("summary = %q", got)
 	}
 	msgs, _ = restored(t, logOf(u, answer("a")))
@@ -192,7 +194,7 @@ func TestRestoreCompactionReplacesOldestMessages(t *testing.T) {
 		event.ContextCompactedPayload{Summary: "résumé de q1", Replaced: 2},
 		user("q3"), answer("a3"),
 	))
-	want := []string{"user:résumé de q1", "user:q2", "assistant:a2", "user:q3", "assistant:a3"}
+	want := []string{"user:" + compaction.SummaryMessage("résumé de q1").Content, "user:q2", "assistant:a2", "user:q3", "assistant:a3"}
 	if got := contents(msgs); !reflect.DeepEqual(got, want) {
 		t.Errorf("history = %q, want %q", got, want)
 	}

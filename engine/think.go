@@ -88,6 +88,9 @@ func (t *turn) stream(ctx context.Context, p provider.Provider, req llm.Request)
 	round := t.round + 1
 	resp, err := p.Stream(sctx, req, func(d llm.Delta) {
 		timer.Reset(stall)
+		if t.quiet {
+			return
+		}
 		if d.Reasoning != "" {
 			_ = t.emit(event.ReasoningDelta, event.DeltaPayload{Text: d.Reasoning, Round: round})
 		}

@@ -25,9 +25,18 @@ type turn struct {
 	repeats      int
 	haveResults  bool          // some tool result exists in this turn
 	extra        []llm.Message // transient messages (nudges), never kept in history
-	userAt       int           // index in the history of this turn's user message
+	userAt       int           // index in the history of this turn's user message (-1: summarised)
 	userLive     string        // that message as typed, unmasked
-	auditErr     error
+
+	// Context management (context.go).
+	overflowed bool       // an overflow already forced a compaction this turn
+	prevUsage  *llm.Usage // the previous request's usage, for calibration
+	prevAt     int        // history length at that request
+	compacted  bool       // a compaction happened since (no calibration across it)
+	truncated  bool       // a tool result was truncated since (idem)
+	quiet      bool       // a summary is being streamed: no deltas to show
+	sys        int        // the system prompt's estimated tokens
+	auditErr   error
 }
 
 func newTurn(e *Engine, s *session) *turn { return &turn{e: e, s: s} }
@@ -99,7 +108,7 @@ func (t *turn) run(ctx context.Context, in Input) error {
 	}
 	err := t.emit(event.TurnCompleted, event.TurnCompletedPayload{
 		Reason: out.reason, Answer: out.answer, Rounds: t.round, Requests: t.requests,
-		Usage: t.usage, Truncated: out.truncated,
+		Usage: t.usage, Truncated: out.truncated, ContextScale: t.scale(),
 	})
 	if err != nil {
 		return err
@@ -164,7 +173,7 @@ func (t *turn) loop(ctx context.Context) outcome {
 		if ctx.Err() != nil {
 			return t.rescue(ctx)
 		}
-		resp, err := t.think(ctx, t.request())
+		resp, err := t.send(ctx)
 		if t.auditErr != nil {
 			return outcome{}
 		}
@@ -186,7 +195,9 @@ func (t *turn) request() llm.Request {
 	msgs := make([]llm.Message, 0, len(t.s.messages)+len(t.extra)+1)
 	msgs = append(msgs, llm.Message{Role: llm.RoleSystem, Content: t.e.deps.SystemPrompt})
 	msgs = append(msgs, t.s.messages...)
-	msgs[1+t.userAt].Content = t.userLive
+	if t.userAt >= 0 && t.userAt < len(t.s.messages) {
+		msgs[1+t.userAt].Content = t.userLive
+	}
 	msgs = append(msgs, t.extra...)
 	return llm.Request{Messages: msgs, Tools: t.e.deps.Tools.Definitions()}
 }

@@ -145,6 +145,9 @@ type TurnCompletedPayload struct {
 	Requests  int       `json:"requests"`
 	Usage     llm.Usage `json:"usage"`
 	Truncated bool      `json:"truncated,omitempty"`
+	// ContextScale is the session's token-estimate calibration (0: not
+	// measured), which Restore reuses.
+	ContextScale float64 `json:"context_scale,omitempty"`
 }
 
 // ErrorPayload reports a failure the user must see.

@@ -53,7 +53,7 @@ var specs = map[Type]Spec{
 	AssistantMessage:    spec[AssistantMessagePayload](true, "appends an assistant message, marked remote when a remote provider wrote it"),
 	ToolResult:          spec[ToolResultPayload](true, "appends a tool message answering its call"),
 	ProviderRetry:       spec[ProviderRetryPayload](true, ""),
-	TurnCompleted:       spec[TurnCompletedPayload](true, ""),
+	TurnCompleted:       spec[TurnCompletedPayload](true, "restores the token-estimate calibration"),
 	Error:               spec[ErrorPayload](true, ""),
 	PermissionRequested: spec[PermissionRequestedPayload](true, "advances the permission-request counter"),
 	PermissionResolved:  spec[PermissionResolvedPayload](true, ""),

@@ -1,0 +1,131 @@
+package engine
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/moteur/moteur/compaction"
+	"github.com/moteur/moteur/event"
+	"github.com/moteur/moteur/llm"
+	"github.com/moteur/moteur/provider"
+	"github.com/moteur/moteur/provider/scripted"
+	"github.com/moteur/moteur/tools"
+)
+
+// looper is a provider that calls a tool for rounds rounds, then answers;
+// a request without tools allowed (a summary) gets a short summary. It
+// records every request.
+type looper struct {
+	mu      sync.Mutex
+	rounds  int
+	calls   int
+	reqs    []llm.Request
+	failFor int // answer the first failFor round requests with a context overflow
+}
+
+func (l *looper) Name() string  { return "looper" }
+func (l *looper) Model() string { return "looper-1" }
+func (l *looper) Stream(_ context.Context, req llm.Request, _ func(llm.Delta)) (llm.Response, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.reqs = append(l.reqs, req)
+	if req.ToolChoice == llm.ToolChoiceNone {
+		return llm.Response{Text: "Goal: read the log. Done: chunks read.", Finish: llm.FinishStop}, nil
+	}
+	if l.failFor > 0 {
+		l.failFor--
+		return llm.Response{}, &provider.Error{Provider: "looper", Kind: provider.ContextOverflow, Status: 400, Message: "maximum context length exceeded"}
+	}
+	if l.calls >= l.rounds {
+		return llm.Response{Text: "fini", Finish: llm.FinishStop}, nil
+	}
+	l.calls++
+	return llm.Response{ToolCalls: []llm.ToolCall{{ID: fmt.Sprintf("c%d", l.calls), Name: "chunk", Arguments: `{}`}},
+		Finish: llm.FinishToolCalls}, nil
+}
+
+func chunkTool() tools.Tool {
+	return &fakeTool{name: "chunk", concurrent: true, run: func(context.Context, json.RawMessage) (tools.Result, error) {
+		return tools.Result{Content: strings.Repeat("ligne de journal sans intérêt particulier ", 40)}, nil
+	}}
+}
+
+const longRounds = 500
+
+func TestLongSessionStaysUnderTheWindow(t *testing.T) {
+	const window = 4000
+	l := &looper{rounds: longRounds}
+	h := newHarness(t, nil, []tools.Tool{chunkTool()}, func(d *Deps) {
+		d.Provider, d.ContextWindow, d.MaxIterations = l, window, 600
+	})
+	// More events than a subscription buffers: keep reading.
+	go func() {
+		for range h.events {
+		}
+	}()
+	if err := h.submit("Lis tout le journal."); err != nil {
+		t.Fatal(err)
+	}
+	est := compaction.NewEstimator()
+	for i, r := range l.reqs {
+		if err := llm.ValidatePairing(r.Messages); err != nil {
+			t.Fatalf("request %d: %v", i, err)
+		}
+		if n := est.Messages(r.Messages); n > window {
+			t.Fatalf("request %d is %d tokens, over the %d window", i, n, window)
+		}
+	}
+	evs := h.sink.all()
+	n := countType(evs, event.ContextCompacted)
+	if n < 5 {
+		t.Errorf("%d compactions over 500 rounds", n)
+	}
+	if tc := completed(t, evs); tc.Answer != "fini" || tc.Rounds != longRounds+1 {
+		t.Errorf("TurnCompleted = %+v", tc)
+	}
+	// A restored session sends what the live one would.
+	r := newHarness(t, []scripted.Step{{Text: "x"}}, []tools.Tool{chunkTool()}, func(d *Deps) { d.ContextWindow = window })
+	if err := r.e.Restore("s1", evs); err != nil {
+		t.Fatal(err)
+	}
+	live := h.e.session("s1").messages
+	restored := r.e.session("s1").messages
+	if fmt.Sprint(contents(live)) != fmt.Sprint(contents(restored)) {
+		t.Errorf("restored history (%d messages) differs from the live one (%d)", len(restored), len(live))
+	}
+}
+
+func TestContextOverflowForcesOneCompactionAndRetry(t *testing.T) {
+	l := &looper{rounds: 3}
+	h := newHarness(t, nil, []tools.Tool{chunkTool()}, func(d *Deps) { d.Provider, d.ContextWindow = l, 3000 })
+	if err := h.submit("q"); err != nil {
+		t.Fatal(err)
+	}
+	l.mu.Lock()
+	l.failFor = 1
+	l.calls, l.rounds = 0, 0
+	l.mu.Unlock()
+	if err := h.submit("encore"); err != nil {
+		t.Fatalf("an overflow must be cured by a compaction: %v", err)
+	}
+	evs := h.drain()
+	c := last[event.ContextCompactedPayload](t, evs, event.ContextCompacted)
+	if c.Reason != compaction.ReasonOverflow || c.Replaced == 0 {
+		t.Errorf("ContextCompacted = %+v", c)
+	}
+	if tc := completed(t, evs); tc.Answer != "fini" {
+		t.Errorf("TurnCompleted = %+v", tc)
+	}
+}
+
+func TestOverflowTwiceIsAnError(t *testing.T) {
+	l := &looper{failFor: 5}
+	h := newHarness(t, nil, nil, func(d *Deps) { d.Provider = l })
+	if err := h.submit("q"); !provider.IsContextOverflow(err) {
+		t.Errorf("Submit = %v, want the overflow once the forced compaction did not help", err)
+	}
+}
