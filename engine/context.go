@@ -91,6 +91,7 @@ func (t *turn) manage(ctx context.Context, force bool) error {
 		t.userAt = -1 // summarised: the live text is no longer sent
 	}
 	t.s.compactedAt, t.s.lastUsage, t.compacted = rec.Seq, nil, true
+	t.overBudget = res.OverBudget
 	return nil
 }
 

@@ -129,3 +129,37 @@ func TestOverflowTwiceIsAnError(t *testing.T) {
 		t.Errorf("Submit = %v, want the overflow once the forced compaction did not help", err)
 	}
 }
+
+func TestEarlierRetrievalResultsAreSentAsAPlaceholder(t *testing.T) {
+	kb := &fakeTool{name: "search_knowledge", run: func(context.Context, json.RawMessage) (tools.Result, error) {
+		return tools.Result{Content: "clause 4 : préavis de trois mois"}, nil
+	}}
+	steps := []scripted.Step{scripted.Call("k1", "search_knowledge", `{}`), {Text: "trois mois"}, scripted.Call("k2", "search_knowledge", `{}`), {Text: "ok"}}
+	h := newHarness(t, steps, []tools.Tool{kb}, nil)
+	for _, q := range []string{"préavis ?", "et la clause 5 ?"} {
+		if err := h.submit(q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	reqs := h.p.Requests()
+	byCall := func(r llm.Request, id string) string {
+		for _, m := range r.Messages {
+			if m.ToolCallID == id {
+				return m.Content
+			}
+		}
+		return ""
+	}
+	if got := byCall(reqs[1], "k1"); got != "clause 4 : préavis de trois mois" {
+		t.Errorf("within its turn the result is sent whole, got %q", got)
+	}
+	if got := byCall(reqs[3], "k1"); got != staleRetrieval {
+		t.Errorf("in a later turn the result must be the placeholder, got %q", got)
+	}
+	if got := byCall(reqs[3], "k2"); got != "clause 4 : préavis de trois mois" {
+		t.Errorf("the current turn's result must be whole, got %q", got)
+	}
+	if h.e.session("s1").messages[2].Content == staleRetrieval {
+		t.Error("the stored history must keep the result: only what is sent changes")
+	}
+}

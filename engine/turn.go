@@ -36,6 +36,7 @@ type turn struct {
 	truncated  bool       // a tool result was truncated since (idem)
 	quiet      bool       // a summary is being streamed: no deltas to show
 	sys        int        // the system prompt's estimated tokens
+	overBudget bool       // the kept tail alone exceeds the limit: cut large results when sending
 	auditErr   error
 }
 
@@ -194,7 +195,11 @@ func (t *turn) loop(ctx context.Context) outcome {
 func (t *turn) request() llm.Request {
 	msgs := make([]llm.Message, 0, len(t.s.messages)+len(t.extra)+1)
 	msgs = append(msgs, llm.Message{Role: llm.RoleSystem, Content: t.e.deps.SystemPrompt})
-	msgs = append(msgs, t.s.messages...)
+	current := t.userAt
+	if current < 0 {
+		current = 0 // this turn's message was summarised: what remains is this turn's
+	}
+	msgs = append(msgs, t.asSent(t.s.messages, current)...)
 	if t.userAt >= 0 && t.userAt < len(t.s.messages) {
 		msgs[1+t.userAt].Content = t.userLive
 	}
