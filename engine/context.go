@@ -72,8 +72,14 @@ func (t *turn) manage(ctx context.Context, force bool) error {
 		return nil
 	}
 	res, err := c.Compact(ctx, t.s.messages, t.summarize, force)
-	if err != nil || res.Skipped {
+	if err != nil {
 		return err
+	}
+	if res.Skipped {
+		// Nothing could be summarised away (the excess is this turn's
+		// own): cut the largest results in what is sent instead.
+		t.overBudget = c.Estimate(t.s.messages, t.sysTokens(), t.s.lastUsage, t.s.usageAt) > c.Limit()
+		return nil
 	}
 	rec, err := t.recordedEvent(event.ContextCompacted, event.ContextCompactedPayload{
 		Summary: res.Summary, Replaced: res.Replaced, TokensBefore: res.TokensBefore, TokensAfter: res.TokensAfter,

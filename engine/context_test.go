@@ -163,3 +163,36 @@ func TestEarlierRetrievalResultsAreSentAsAPlaceholder(t *testing.T) {
 		t.Error("the stored history must keep the result: only what is sent changes")
 	}
 }
+
+// TestOversizedResultIsCutWhenSent: one result larger than the whole window
+// cannot be summarised away (it is this turn's); it is cut in what is sent,
+// never in the history.
+func TestOversizedResultIsCutWhenSent(t *testing.T) {
+	const window = 4000
+	huge := strings.Repeat("une ligne très longue du journal applicatif ", 2000) // ~20k tokens
+	big := &fakeTool{name: "dump", run: func(context.Context, json.RawMessage) (tools.Result, error) {
+		return tools.Result{Content: huge}, nil
+	}}
+	steps := []scripted.Step{scripted.Call("d1", "dump", `{}`), {Text: "vu"}}
+	h := newHarness(t, steps, nil, func(d *Deps) {
+		d.ContextWindow = window
+		d.Tools = tools.NewRegistry(tools.Config{MaxOutput: 1 << 20})
+		_ = d.Tools.Register(big)
+	})
+	if err := h.submit("montre le journal"); err != nil {
+		t.Fatal(err)
+	}
+	reqs := h.p.Requests()
+	est := compaction.NewEstimator()
+	final := reqs[len(reqs)-1]
+	if n := est.Messages(final.Messages); n > window {
+		t.Errorf("the request after the oversized result is %d tokens for a %d window", n, window)
+	}
+	kept := false
+	for _, m := range h.e.session("s1").messages {
+		kept = kept || m.Content == huge
+	}
+	if !kept {
+		t.Error("the stored history must keep the whole result")
+	}
+}

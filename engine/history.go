@@ -40,7 +40,10 @@ func (t *turn) asSent(history []llm.Message, current int) []llm.Message {
 	}
 	if t.overBudget {
 		t.compactor()
-		out, _ = t.s.estimator.TruncateToolResults(out, compaction.ResultCap(t.e.deps.ContextWindow))
+		// The seed's cap (20 % of the window, at least 8192 tokens) is for
+		// large windows; on a small one a result may take half of it.
+		w := t.e.deps.ContextWindow
+		out, _ = t.s.estimator.TruncateToolResults(out, min(compaction.ResultCap(w), w/2))
 	}
 	return out
 }
