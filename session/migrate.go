@@ -112,7 +112,7 @@ func (s *SQLite) migrateStep(ctx context.Context) (done bool, err error) {
 		return fail(fmt.Errorf("migration %d: %w", version+1, err))
 	}
 	if _, err := tx.ExecContext(ctx, `INSERT INTO schema_migrations (version, applied_at) VALUES (?, ?)`,
-		version+1, time.Now().UTC().Format(time.RFC3339)); err != nil {
+		version+1, s.now().UTC().Format(time.RFC3339)); err != nil {
 		return fail(err)
 	}
 	if err := tx.Commit(); err != nil {
