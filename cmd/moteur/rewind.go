@@ -48,20 +48,9 @@ func (c *cli) sessionsPointsCmd() *cobra.Command {
 }
 
 func (c *cli) sessionsPoints(ctx context.Context, id string, asJSON bool) error {
-	if err := checkID("session id", id); err != nil {
-		return err
-	}
-	st, err := c.storeForReading(ctx)
+	events, _, err := c.loadStored(ctx, id)
 	if err != nil {
 		return err
-	}
-	if st == nil {
-		return errSessionNotFound(id)
-	}
-	defer st.Close()
-	events, err := st.Load(ctx, id)
-	if err != nil {
-		return notFound(id, err)
 	}
 	// The points of the stored events, as the engine's Restore computes
 	// them: reading them needs no lease.

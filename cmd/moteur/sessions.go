@@ -17,6 +17,7 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
+	"github.com/moteur/moteur/event"
 	"github.com/moteur/moteur/session"
 )
 
@@ -275,20 +276,9 @@ func (c *cli) sessionsShowCmd() *cobra.Command {
 }
 
 func (c *cli) sessionsShow(ctx context.Context, id string, asJSON bool) error {
-	if err := checkID("session id", id); err != nil {
-		return err
-	}
-	st, err := c.storeForReading(ctx)
+	events, info, err := c.loadStored(ctx, id)
 	if err != nil {
 		return err
-	}
-	if st == nil {
-		return errSessionNotFound(id)
-	}
-	defer st.Close()
-	events, err := st.Load(ctx, id)
-	if err != nil {
-		return notFound(id, err)
 	}
 	if asJSON {
 		w := bufio.NewWriter(c.stdout)
@@ -305,10 +295,6 @@ func (c *cli) sessionsShow(ctx context.Context, id string, asJSON bool) error {
 			return fmt.Errorf("write output: %w", err)
 		}
 		return nil
-	}
-	info, err := st.Info(ctx, id)
-	if err != nil {
-		return notFound(id, err)
 	}
 	return writeConversation(c.stdout, isTerminal(c.stdout), info, events)
 }
@@ -449,4 +435,29 @@ func (c *cli) sessionsRm(ctx context.Context, id string, yes bool) error {
 	}
 	_, err = fmt.Fprintf(c.stdout, "removed session %s (%s)\n", id, kept)
 	return err
+}
+
+// loadStored reads a stored session's events for display, without taking
+// its lease (reading never interferes with a running session).
+func (c *cli) loadStored(ctx context.Context, id string) ([]event.Event, session.Info, error) {
+	if err := checkID("session id", id); err != nil {
+		return nil, session.Info{}, err
+	}
+	st, err := c.storeForReading(ctx)
+	if err != nil {
+		return nil, session.Info{}, err
+	}
+	if st == nil {
+		return nil, session.Info{}, errSessionNotFound(id)
+	}
+	defer st.Close()
+	events, err := st.Load(ctx, id)
+	if err != nil {
+		return nil, session.Info{}, notFound(id, err)
+	}
+	info, err := st.Info(ctx, id)
+	if err != nil {
+		return nil, session.Info{}, notFound(id, err)
+	}
+	return events, info, nil
 }
