@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"slices"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -30,8 +31,33 @@ func (c *cli) auditCmd() *cobra.Command {
 			return failure(c.auditVerify(args))
 		},
 	}
-	cmd.AddCommand(verify)
+	repair := &cobra.Command{
+		Use:   "repair FILE",
+		Short: "Set aside the torn last record of an audit log so its session can continue",
+		Long: "A power loss in the middle of a write can leave an audit log whose last line is incomplete; such a\n" +
+			"log is not continued. repair moves that incomplete line to FILE.torn-TIME, kept as evidence, and cuts\n" +
+			"the log after its last complete record. Everything before must verify: a chain broken elsewhere is\n" +
+			"refused, since that is evidence of a change, not damage.",
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return failure(c.auditRepair(args[0]))
+		},
+	}
+	cmd.AddCommand(verify, repair)
 	return cmd
+}
+
+func (c *cli) auditRepair(path string) error {
+	aside, err := event.RepairAudit(path, time.Now())
+	if err != nil {
+		return err
+	}
+	n, err := event.VerifyAuditFile(path)
+	if err != nil {
+		return fmt.Errorf("after the repair: %w", err)
+	}
+	_, err = fmt.Fprintf(c.stdout, "set the torn record aside in %s\nok %d records  %s\n", aside, n, path)
+	return err
 }
 
 func (c *cli) auditVerify(files []string) error {

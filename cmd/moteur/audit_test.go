@@ -85,4 +85,20 @@ func TestRunRefusesToContinueAfterATornAuditLog(t *testing.T) {
 	if got := jsonLines(t, h.load(t, "s-torn")); got != stored {
 		t.Errorf("the store changed:\n%s", got)
 	}
+	if !strings.Contains(res.stderr, "moteur audit repair "+path) {
+		t.Errorf("stderr %q does not say how to repair the log", res.stderr)
+	}
+	// audit repair sets the torn record aside; the session continues.
+	rep := h.run(t, "audit", "repair", path)
+	if rep.code != 0 || !strings.Contains(rep.stdout, ".torn-") || !strings.Contains(rep.stdout, "ok ") {
+		t.Fatalf("audit repair: exit %d, %q %q", rep.code, rep.stdout, rep.stderr)
+	}
+	srv2 := openaitest.NewServer(t, openaitest.Answer("B"))
+	h.env["MOTEUR_BASE_URL"] = srv2.BaseURL()
+	if res := h.run(t, "run", "--session", "s-torn", "again"); res.code != 0 {
+		t.Errorf("after the repair the session must continue: exit %d, %s", res.code, res.stderr)
+	}
+	if res := h.run(t, "audit", "verify", path); res.code != 0 {
+		t.Errorf("the continued log does not verify: %s%s", res.stdout, res.stderr)
+	}
 }

@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/moteur/moteur/event"
 	"github.com/moteur/moteur/session"
@@ -131,6 +132,10 @@ func openLiveSession(ctx context.Context, home, id string) (_ *liveSession, err 
 	// fsynced: the store fsyncs every event, and the audit log, written
 	// first, must not be the one a power loss cuts shorter.
 	if ls.audit, err = event.OpenAudit(event.AuditConfig{Path: ls.auditFile, SyncEvery: true}); err != nil {
+		var ae *event.AuditError
+		if errors.As(err, &ae) && strings.Contains(ae.Reason, "truncated") {
+			return nil, fmt.Errorf("session %s: %w (if a power loss tore it: moteur audit repair %s)", id, err, ls.auditFile)
+		}
 		return nil, fmt.Errorf("session %s: %w", id, err)
 	}
 	tpath := transcriptPath(home, id)
