@@ -163,19 +163,9 @@ func TestRunCtrlCWhileAskedWithdrawsTheQuestion(t *testing.T) {
 	srv := openaitest.NewServer(t, append(callRounds(1), openaitest.Answer("stopped"))...)
 	h := newHarness(t, srv.BaseURL())
 	ran := h.withWriteTool(t)
-	r, w, err := os.Pipe() // the user types nothing
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { r.Close(); w.Close() })
 	intr := make(chan os.Signal, 1)
-	var out strings.Builder
-	errOut := &watchedWriter{}
-	c := newCLI(envMap(h.env), r, &out, errOut)
-	c.workDir = func() (string, error) { return h.dir, nil }
-	c.stdinTTY = true
-	c.tools = append(c.tools, h.tools...)
-	c.interrupts = func() (<-chan os.Signal, func()) { return intr, func() {} }
+	term := h.onTerminal(t, intr) // the user types nothing
+	c, errOut := term.c, term.errOut
 	go func() {
 		errOut.waitFor("Allow?", 1)
 		intr <- os.Interrupt
@@ -198,18 +188,8 @@ func TestChatAsksOnTheTerminalBetweenPrompts(t *testing.T) {
 	srv := openaitest.NewServer(t, append(callRounds(1), openaitest.Answer("done"), openaitest.Answer("second"))...)
 	h := newHarness(t, srv.BaseURL())
 	ran := h.withWriteTool(t)
-	r, w, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { r.Close(); w.Close() })
-	var out strings.Builder
-	errOut := &watchedWriter{}
-	c := newCLI(envMap(h.env), r, &out, errOut)
-	c.workDir = func() (string, error) { return h.dir, nil }
-	c.stdinTTY = true
-	c.tools = append(c.tools, h.tools...)
-	c.interrupts = func() (<-chan os.Signal, func()) { return make(chan os.Signal), func() {} }
+	term := h.onTerminal(t, nil)
+	c, w, out, errOut := term.c, term.w, term.out, term.errOut
 
 	// The answer is typed once the question is on screen; the next prompt
 	// once the chat asks for it.

@@ -132,17 +132,8 @@ func TestChatOnATerminalPromptsAndCtrlCDropsAContinuedPrompt(t *testing.T) {
 	srv := openaitest.NewServer(t, openaitest.Answer("ok"))
 	h := newHarness(t, srv.BaseURL())
 	intr := make(chan os.Signal, 1)
-	r, w, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { r.Close(); w.Close() })
-	var out strings.Builder
-	errOut := &watchedWriter{}
-	c := newCLI(envMap(h.env), r, &out, errOut)
-	c.workDir = func() (string, error) { return h.dir, nil }
-	c.stdinTTY = true
-	c.interrupts = func() (<-chan os.Signal, func()) { return intr, func() {} }
+	term := h.onTerminal(t, intr)
+	c, w, out, errOut := term.c, term.w, term.out, term.errOut
 
 	// The user starts a prompt over two lines, thinks better of it
 	// (Ctrl-C), types another, then ends the chat with Ctrl-D. Each key

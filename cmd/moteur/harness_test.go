@@ -158,3 +158,32 @@ func (h *harness) auditFile(id string) string { return filepath.Join(h.home(), "
 func (h *harness) transcriptFile(id string) string {
 	return filepath.Join(h.home(), "transcripts", id+".jsonl")
 }
+
+// onTerminal is the CLI as a person at a terminal runs it: stdin is a pipe
+// the test types into (w), stdin counts as a terminal, Ctrl-C comes from
+// intr, and stderr can be waited on.
+type onTerminal struct {
+	c      *cli
+	w      *os.File
+	out    *strings.Builder
+	errOut *watchedWriter
+}
+
+func (h *harness) onTerminal(t *testing.T, intr chan os.Signal) *onTerminal {
+	t.Helper()
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { r.Close(); w.Close() })
+	term := &onTerminal{w: w, out: &strings.Builder{}, errOut: &watchedWriter{}}
+	term.c = newCLI(envMap(h.env), r, term.out, term.errOut)
+	term.c.workDir = func() (string, error) { return h.dir, nil }
+	term.c.stdinTTY = true
+	term.c.tools = append(term.c.tools, h.tools...)
+	if intr == nil {
+		intr = make(chan os.Signal)
+	}
+	term.c.interrupts = func() (<-chan os.Signal, func()) { return intr, func() {} }
+	return term
+}

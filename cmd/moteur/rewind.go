@@ -242,18 +242,11 @@ func (c *cli) sessionsRewind(ctx context.Context, g *globalFlags, id string, f *
 		return err
 	}
 	// The session must exist: taking its lease would create it.
-	st, err := openExistingStore(ctx, home)
+	st, _, err := openStoredSession(ctx, home, id)
 	if err != nil {
 		return err
 	}
-	if st == nil {
-		return errSessionNotFound(id)
-	}
-	_, err = st.Info(ctx, id)
 	st.Close()
-	if err != nil {
-		return notFound(id, err)
-	}
 
 	rw, err := c.openRewind(ctx, g, home, id)
 	if err != nil {

@@ -402,18 +402,11 @@ func (c *cli) sessionsRm(ctx context.Context, id string, yes bool) error {
 	if err != nil {
 		return err
 	}
-	st, err := openExistingStore(ctx, home)
+	st, info, err := openStoredSession(ctx, home, id)
 	if err != nil {
 		return err
 	}
-	if st == nil {
-		return errSessionNotFound(id)
-	}
 	defer st.Close()
-	info, err := st.Info(ctx, id)
-	if err != nil {
-		return notFound(id, err)
-	}
 	audit := auditPath(home, id)
 	if !yes {
 		fmt.Fprintf(c.stderr, "Remove session %s (%d events, %q)? Its audit log %s is kept. [y/N] ",
@@ -443,19 +436,16 @@ func (c *cli) loadStored(ctx context.Context, id string) ([]event.Event, session
 	if err := checkID("session id", id); err != nil {
 		return nil, session.Info{}, err
 	}
-	st, err := c.storeForReading(ctx)
+	home, err := dataDir(c.env)
 	if err != nil {
 		return nil, session.Info{}, err
 	}
-	if st == nil {
-		return nil, session.Info{}, errSessionNotFound(id)
+	st, info, err := openStoredSession(ctx, home, id)
+	if err != nil {
+		return nil, session.Info{}, err
 	}
 	defer st.Close()
 	events, err := st.Load(ctx, id)
-	if err != nil {
-		return nil, session.Info{}, notFound(id, err)
-	}
-	info, err := st.Info(ctx, id)
 	if err != nil {
 		return nil, session.Info{}, notFound(id, err)
 	}

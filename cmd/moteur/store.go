@@ -54,6 +54,25 @@ func openStore(ctx context.Context, home string) (*session.SQLite, error) {
 	return st, nil
 }
 
+// openStoredSession opens the store for a command about one stored
+// session and checks the session is there: a missing database or session
+// is "session ID not found". The caller closes the store.
+func openStoredSession(ctx context.Context, home, id string) (*session.SQLite, session.Info, error) {
+	st, err := openExistingStore(ctx, home)
+	if err != nil {
+		return nil, session.Info{}, err
+	}
+	if st == nil {
+		return nil, session.Info{}, errSessionNotFound(id)
+	}
+	info, err := st.Info(ctx, id)
+	if err != nil {
+		st.Close()
+		return nil, session.Info{}, notFound(id, err)
+	}
+	return st, info, nil
+}
+
 // openExistingStore is openStore for the commands that only read or remove:
 // where there is no database yet nothing is stored, so it returns a nil
 // store rather than creating one.
