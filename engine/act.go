@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/moteur/moteur/cite"
 	"github.com/moteur/moteur/event"
 	"github.com/moteur/moteur/i18n"
 	"github.com/moteur/moteur/llm"
@@ -128,6 +129,7 @@ func (t *turn) runCall(ctx context.Context, i int, c llm.ToolCall, sem chan stru
 	defer func() { <-sem }()
 	start := t.e.now()
 	ctx = tools.WithCall(ctx, tools.CallInfo{Session: t.s.id, CallID: c.ID})
+	ctx = cite.WithTable(ctx, t.s.aliases)
 	res := t.e.deps.Tools.Execute(ctx, c)
 	done <- callDone{i: i, res: res, dur: t.e.now().Sub(start)}
 }
@@ -138,7 +140,7 @@ func (t *turn) emitResult(c llm.ToolCall, r tools.Result, dur time.Duration) str
 	rec, err := t.recordEvent(event.ToolResult, event.ToolResultPayload{
 		CallID: c.ID, Name: c.Name, Content: r.Content, IsError: r.IsError, Display: r.Display,
 		Truncated: r.Truncated, DurationMS: dur.Milliseconds(), Round: t.round, Risk: string(t.risk(c)),
-		Changes: r.Changes, NotUndoable: r.NotUndoable,
+		Changes: r.Changes, NotUndoable: r.NotUndoable, References: r.References,
 	})
 	if err != nil {
 		return r.Content

@@ -95,6 +95,7 @@ func (t *turn) record(resp llm.Response, synthetic, truncated bool) {
 		Text: resp.Text, Reasoning: resp.Reasoning, ToolCalls: resp.ToolCalls, Finish: resp.Finish,
 		Truncated: truncated, Synthetic: synthetic, Round: t.round, Usage: resp.Usage,
 		Provider: p.Name(), Model: orDefault(resp.Model, p.Model()),
+		Citations: t.s.aliases.Citations(resp.Text),
 	})
 	if err != nil {
 		return

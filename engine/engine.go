@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/moteur/moteur/checkpoint"
+	"github.com/moteur/moteur/cite"
 	"github.com/moteur/moteur/classify"
 	"github.com/moteur/moteur/compaction"
 	"github.com/moteur/moteur/event"
@@ -72,11 +73,14 @@ type session struct {
 	// the next turn records their synthetic answers, so the log shows what
 	// the model was told.
 	dangling []llm.ToolCall
+	// aliases are the short ids the model reads for knowledge bases,
+	// documents and chunks; rebuilt from ToolResult references.
+	aliases *cite.Table
 }
 
 func newSession(id string) *session {
 	return &session{id: id, turn: make(chan struct{}, 1), pointLen: map[uint64]int{}, prompts: map[uint64]string{},
-		rewind: &checkpoint.State{}}
+		rewind: &checkpoint.State{}, aliases: cite.NewTable()}
 }
 
 // New returns an engine. It fails when no provider is given.

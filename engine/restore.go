@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/moteur/moteur/checkpoint"
+	"github.com/moteur/moteur/cite"
 	"github.com/moteur/moteur/compaction"
 	"github.com/moteur/moteur/event"
 	"github.com/moteur/moteur/llm"
@@ -31,7 +32,7 @@ const danglingCallAnswer = "No result was recorded for this call: the session st
 // session's event, seqs out of order, a compaction or rewind out of range).
 func (e *Engine) Restore(sessionID string, events []event.Event) error {
 	r := &restorer{id: sessionID, pending: map[string]bool{}, names: map[string]string{},
-		pointLen: map[uint64]int{}, prompts: map[uint64]string{}, rewind: &checkpoint.State{}}
+		pointLen: map[uint64]int{}, prompts: map[uint64]string{}, rewind: &checkpoint.State{}, aliases: cite.NewTable()}
 	for _, ev := range events {
 		if err := r.apply(ev); err != nil {
 			return fmt.Errorf("%w: session %s, event %d (%s): %w", ErrInvalidLog, sessionID, ev.Seq, ev.Type, err)
@@ -51,6 +52,7 @@ func (e *Engine) Restore(sessionID string, events []event.Event) error {
 	s.seq, s.permSeq, s.dangling = r.seq, r.permSeq, dangling
 	s.messages, s.sensitive, s.note = r.history, r.sensitive, r.note
 	s.rewind, s.pointLen, s.prompts, s.compactedAt = r.rewind, r.pointLen, r.prompts, r.compactedAt
+	s.aliases = r.aliases
 	if r.scale > 0 {
 		s.estimator = compaction.NewEstimator()
 		s.estimator.SetScale(r.scale)
@@ -77,6 +79,7 @@ type restorer struct {
 	pending     map[string]bool   // calls of the last assistant message still unanswered
 	order       []string          // their ids, in call order
 	names       map[string]string // tool name of each call id
+	aliases     *cite.Table
 }
 
 func (r *restorer) apply(ev event.Event) error {
@@ -100,7 +103,10 @@ func (r *restorer) apply(ev event.Event) error {
 		r.user(ev.Seq, p)
 	case event.AssistantMessagePayload:
 		r.assistant(p)
+	case event.KnowledgeRetrievedPayload:
+		r.aliases.Add(p.References...)
 	case event.ToolResultPayload:
+		r.aliases.Add(p.References...)
 		r.toolResult(p)
 	case event.ContextCompactedPayload:
 		r.compactedAt = ev.Seq

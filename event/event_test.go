@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/moteur/moteur/cite"
 	"github.com/moteur/moteur/llm"
 )
 
@@ -42,6 +43,8 @@ func samples() []Event {
 		McpServerDown:      McpServerDownPayload{Name: "git", Error: "exit 1"},
 		HookStarted:        HookStartedPayload{Hook: "lint", Event: "PreToolUse"},
 		HookCompleted:      HookCompletedPayload{Hook: "lint", Event: "PreToolUse", ExitCode: 2, Blocked: true},
+		KnowledgeRetrieved: KnowledgeRetrievedPayload{Query: "congés", RequestedMode: "hybrid", Candidates: 3,
+			References: []cite.Ref{{Alias: "c1", Kind: cite.Chunk, ID: "d-1-0", Title: "Congés", Score: 0.8}}},
 		Rewound: RewoundPayload{ToSeq: 2, Mode: "both", Length: 1,
 			Files: []RewoundFile{{Path: "a", Status: "ok"}}, Prompt: "p"},
 	}

@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"slices"
 
+	"github.com/moteur/moteur/cite"
 	"github.com/moteur/moteur/llm"
 )
 
@@ -63,9 +64,20 @@ func maskPayload(p any) (out any, explicit bool) {
 		maskField(&v.Text)
 		maskField(&v.Reasoning)
 		v.ToolCalls = maskToolCalls(v.ToolCalls)
+		v.Citations = maskRefs(v.Citations)
 		return v, true
 	case ToolResultPayload:
 		maskField(&v.Content)
+		v.References = maskRefs(v.References)
+		return v, true
+	case KnowledgeRetrievedPayload:
+		maskField(&v.Query)
+		maskField(&v.Hint)
+		v.Fallbacks = slices.Clone(v.Fallbacks)
+		for i := range v.Fallbacks {
+			maskField(&v.Fallbacks[i])
+		}
+		v.References = maskRefs(v.References)
 		return v, true
 	case ProviderRetryPayload:
 		maskField(&v.Error)
@@ -347,4 +359,22 @@ func maskElems(v reflect.Value, depth int, clone func() reflect.Value) (reflect.
 		return cp, true
 	}
 	return v, false
+}
+
+// maskRefs masks what a citation shows of a document (its title, path,
+// headings, base name); the ids and aliases are Moteur's own. The slice is
+// copied: the caller's stays as it was.
+func maskRefs(refs []cite.Ref) []cite.Ref {
+	if refs == nil {
+		return nil
+	}
+	out := make([]cite.Ref, len(refs))
+	for i, r := range refs {
+		maskField(&r.Title)
+		maskField(&r.Path)
+		maskField(&r.Headings)
+		maskField(&r.BaseName)
+		out[i] = r
+	}
+	return out
 }

@@ -1,6 +1,7 @@
 package event
 
 import (
+	"github.com/moteur/moteur/cite"
 	"github.com/moteur/moteur/llm"
 	"github.com/moteur/moteur/tools"
 )
@@ -91,6 +92,9 @@ type AssistantMessagePayload struct {
 	Usage     *llm.Usage `json:"usage,omitempty"`
 	Provider  string     `json:"provider,omitempty"`
 	Model     string     `json:"model,omitempty"`
+	// Citations are the sources the text cites ([c3]), mapped to the
+	// chunks and documents they stand for.
+	Citations []cite.Ref `json:"citations,omitempty"`
 }
 
 // ToolResultPayload is the outcome of one tool call.
@@ -112,6 +116,10 @@ type ToolResultPayload struct {
 	Changes []tools.Change `json:"changes,omitempty"`
 	// NotUndoable marks a call a rewind cannot undo (a shell command).
 	NotUndoable bool `json:"not_undoable,omitempty"`
+	// References maps the aliases the result showed the model (bN, dN, cN)
+	// to what they stand for; Restore rebuilds the session's aliases
+	// from them.
+	References []cite.Ref `json:"references,omitempty"`
 }
 
 // ProviderRetryPayload records a transient provider failure about to be
@@ -271,4 +279,21 @@ type RewoundPayload struct {
 	Files  []RewoundFile `json:"files,omitempty"`
 	Prompt string        `json:"prompt,omitempty"`
 	Note   string        `json:"note,omitempty"`
+}
+
+// KnowledgeRetrievedPayload records the retrieval of a quick answer: what
+// was searched, how, and the passages given to the model under their
+// aliases.
+type KnowledgeRetrievedPayload struct {
+	// Query is what was searched: the question, or its standalone rewrite.
+	Query         string     `json:"query"`
+	RequestedMode string     `json:"requested_mode"`
+	Fallbacks     []string   `json:"mode_fallbacks,omitempty"`
+	References    []cite.Ref `json:"references"`
+	Candidates    int        `json:"candidates"`
+	Reranked      bool       `json:"reranked,omitempty"`
+	// RerankRejected reports that the reranker judged every candidate
+	// irrelevant.
+	RerankRejected bool   `json:"rerank_rejected,omitempty"`
+	Hint           string `json:"hint,omitempty"`
 }

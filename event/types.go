@@ -26,6 +26,7 @@ const (
 	HookStarted         Type = "HookStarted"
 	HookCompleted       Type = "HookCompleted"
 	Rewound             Type = "Rewound"
+	KnowledgeRetrieved  Type = "KnowledgeRetrieved"
 	AssistantDelta      Type = "AssistantDelta"
 	ReasoningDelta      Type = "ReasoningDelta"
 )
@@ -65,6 +66,7 @@ var specs = map[Type]Spec{
 	HookStarted:         spec[HookStartedPayload](true, ""),
 	HookCompleted:       spec[HookCompletedPayload](true, ""),
 	Rewound:             spec[RewoundPayload](true, "truncates the history (conversation, both) or keeps the note for the next message (code)"),
+	KnowledgeRetrieved:  spec[KnowledgeRetrievedPayload](true, "adds its references to the session's citation aliases"),
 	AssistantDelta:      spec[DeltaPayload](false, ""),
 	ReasoningDelta:      spec[DeltaPayload](false, ""),
 }

@@ -11,6 +11,8 @@ import (
 	"context"
 	"encoding/json"
 	"time"
+
+	"github.com/moteur/moteur/cite"
 )
 
 // Risk is a tool's risk class, from harmless to irreversible.
@@ -57,6 +59,10 @@ type Result struct {
 	// NotUndoable marks a call whose effects a rewind cannot undo (a shell
 	// command that may have changed anything).
 	NotUndoable bool `json:"not_undoable,omitempty"`
+	// References lists what the result showed the model under an alias
+	// (knowledge bases, documents, chunks), with the stored ids the model
+	// never sees.
+	References []cite.Ref `json:"references,omitempty"`
 }
 
 // Cleaner is implemented by tools that hold resources for a session; the
