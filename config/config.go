@@ -231,9 +231,25 @@ func Load(o LoadOptions) (*Config, error) {
 	if err := c.checkEndpointKeys(); err != nil {
 		return nil, err
 	}
-	c.Embedding = c.Embedding.resolve(c.Providers, getenv)
-	c.Rerank = c.Rerank.resolve(c.Providers, getenv)
+	c.Embedding = envEndpoint(c.Embedding, getenv, "MOTEUR_EMBED").resolve(c.Providers, getenv)
+	c.Rerank = envEndpoint(c.Rerank, getenv, "MOTEUR_RERANK").resolve(c.Providers, getenv)
 	return c, nil
+}
+
+// envEndpoint applies PREFIX_MODEL, PREFIX_BASE_URL and PREFIX_API_KEY
+// (MOTEUR_EMBED_*, MOTEUR_RERANK_*): set in the environment, they replace
+// the files' section. Without PREFIX_BASE_URL the model is served by the
+// first provider, with its key.
+func envEndpoint(e Endpoint, getenv func(string) string, prefix string) Endpoint {
+	model := strings.TrimSpace(getenv(prefix + "_MODEL"))
+	if model == "" {
+		return e
+	}
+	out := Endpoint{Model: model, BaseURL: strings.TrimSpace(getenv(prefix + "_BASE_URL"))}
+	if out.BaseURL != "" && getenv(prefix+"_API_KEY") != "" {
+		out.APIKeyEnv = prefix + "_API_KEY"
+	}
+	return out
 }
 
 func userPath(dir string) string {

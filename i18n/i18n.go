@@ -46,6 +46,7 @@ const (
 	NoModelConfigured
 	UnknownTool
 	RewindNote
+	NoPassage
 )
 
 var catalogue = map[Lang]map[Key]string{
@@ -57,6 +58,7 @@ var catalogue = map[Lang]map[Key]string{
 		RescueInstruction:  "Le travail a été interrompu. N'appelle plus d'outil : résume en quelques phrases ce que les résultats déjà obtenus permettent de répondre.",
 		NoModelConfigured:  "aucun modèle configuré : définissez MOTEUR_BASE_URL, MOTEUR_MODEL et MOTEUR_API_KEY (ou OPENAI_BASE_URL et OPENAI_API_KEY)",
 		UnknownTool:        "unknown tool %q; available tools: %s",
+		NoPassage:          "Aucun passage pertinent n'a été trouvé dans les bases de connaissances pour cette question.",
 		RewindNote:         "[Moteur] Les fichiers du projet ont été remis dans l'état où ils étaient au point %d de la session ; ce qui a été écrit depuis a été annulé. La conversation, elle, continue.",
 	},
 	EN: {
@@ -67,6 +69,7 @@ var catalogue = map[Lang]map[Key]string{
 		RescueInstruction:  "The work was interrupted. Do not call any more tools: summarise in a few sentences what the results gathered so far allow you to answer.",
 		NoModelConfigured:  "no model configured: set MOTEUR_BASE_URL, MOTEUR_MODEL and MOTEUR_API_KEY (or OPENAI_BASE_URL and OPENAI_API_KEY)",
 		UnknownTool:        "unknown tool %q; available tools: %s",
+		NoPassage:          "No relevant passage was found in the knowledge bases for this question.",
 		RewindNote:         "[Moteur] The project's files were put back as they were at point %d of the session; what was written since was undone. The conversation goes on.",
 	},
 }

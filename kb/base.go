@@ -1,0 +1,253 @@
+package kb
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"regexp"
+	"time"
+
+	"github.com/moteur/moteur/kb/chunk"
+)
+
+// Capability names an index or a kind of content a base offers (seed 000:
+// vector / keyword / wiki / graph / faq). Moteur's bases have the first two.
+type Capability string
+
+// Capabilities.
+const (
+	CapVector  Capability = "vector"
+	CapKeyword Capability = "keyword"
+)
+
+// Analyzers of a base's keyword index.
+const (
+	// AnalyzerMoteur folds case and accents, drops French and English stop
+	// words and elisions, stems lightly, and keeps identifiers whole.
+	AnalyzerMoteur = "moteur"
+	// AnalyzerRaw only folds case and splits words, as FTS5's unicode61
+	// tokenizer does: BM25 exactly as SQLite computes it.
+	AnalyzerRaw = "raw"
+)
+
+// Base is one knowledge base.
+type Base struct {
+	ID          string       `json:"id"`
+	Name        string       `json:"name"`
+	Description string       `json:"description,omitempty"`
+	Analyzer    string       `json:"analyzer"`
+	Keyword     bool         `json:"keyword"`
+	EmbedModel  string       `json:"embed_model,omitempty"`
+	EmbedDims   int          `json:"embed_dims,omitempty"`
+	Chunking    chunk.Config `json:"chunking"`
+	Documents   int          `json:"documents"`
+	Chunks      int          `json:"chunks"`
+	Bytes       int64        `json:"bytes"`
+	CreatedAt   time.Time    `json:"created_at"`
+	UpdatedAt   time.Time    `json:"updated_at"`
+
+	rowid      int64
+	generation int64
+}
+
+// Capabilities lists the indexes the base has.
+func (b Base) Capabilities() []Capability {
+	var c []Capability
+	if b.EmbedModel != "" {
+		c = append(c, CapVector)
+	}
+	if b.Keyword {
+		c = append(c, CapKeyword)
+	}
+	return c
+}
+
+// Has reports whether the base has capability c.
+func (b Base) Has(c Capability) bool {
+	switch c {
+	case CapVector:
+		return b.EmbedModel != ""
+	case CapKeyword:
+		return b.Keyword
+	}
+	return false
+}
+
+// CreateOptions describes a new base. Zero values are defaults.
+type CreateOptions struct {
+	Description string
+	// Analyzer is AnalyzerMoteur (default) or AnalyzerRaw.
+	Analyzer string
+	// NoKeyword creates a base without a keyword index (vector only); it
+	// needs an embedder.
+	NoKeyword bool
+	// NoVectors creates a base without vectors even when an embedder is
+	// configured.
+	NoVectors bool
+	Chunking  chunk.Config
+}
+
+// ErrNotFound is returned for a base or document that does not exist.
+var ErrNotFound = errors.New("not found")
+
+// ErrExists is returned when creating a base whose name is taken.
+var ErrExists = errors.New("already exists")
+
+var namePattern = regexp.MustCompile(`^[\p{L}\p{N}][\p{L}\p{N}._-]{0,63}$`)
+
+// CheckName checks a base name: 1 to 64 letters, digits, '.', '_' or '-',
+// starting with a letter or digit (it appears in commands and in aliases
+// shown to users).
+func CheckName(name string) error {
+	if !namePattern.MatchString(name) {
+		return fmt.Errorf("invalid knowledge base name %q: use 1 to 64 letters, digits, '.', '_' or '-', starting with a letter or digit", name)
+	}
+	return nil
+}
+
+// Create makes a new, empty base.
+func (s *Store) Create(ctx context.Context, name string, opt CreateOptions) (Base, error) {
+	if err := CheckName(name); err != nil {
+		return Base{}, err
+	}
+	if err := opt.Chunking.Validate(); err != nil {
+		return Base{}, fmt.Errorf("create knowledge base %s: %w", name, err)
+	}
+	b := Base{ID: "kb-" + s.newID(), Name: name, Description: opt.Description, Analyzer: opt.Analyzer,
+		Keyword: !opt.NoKeyword, Chunking: opt.Chunking}
+	if b.Analyzer == "" {
+		b.Analyzer = AnalyzerMoteur
+	}
+	if b.Analyzer != AnalyzerMoteur && b.Analyzer != AnalyzerRaw {
+		return Base{}, fmt.Errorf("create knowledge base %s: unknown analyzer %q (want %q or %q)", name, b.Analyzer, AnalyzerMoteur, AnalyzerRaw)
+	}
+	if s.embedder != nil && !opt.NoVectors {
+		b.EmbedModel = s.embedder.Model()
+	}
+	if !b.Keyword && b.EmbedModel == "" {
+		return Base{}, fmt.Errorf("create knowledge base %s: without a keyword index it needs vectors, and no embedding model is configured (set MOTEUR_EMBED_MODEL)", name)
+	}
+	now := s.now().UTC()
+	b.CreatedAt, b.UpdatedAt = now, now
+	err := s.write(ctx, func(tx *sql.Tx) error {
+		var taken int
+		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM kbs WHERE name = ?`, name).Scan(&taken); err != nil {
+			return err
+		}
+		if taken > 0 {
+			return fmt.Errorf("knowledge base %s %w", name, ErrExists)
+		}
+		res, err := tx.ExecContext(ctx, `INSERT INTO kbs (id, name, description, analyzer, keyword, embed_model,
+			chunk_size, chunk_overlap, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			b.ID, b.Name, b.Description, b.Analyzer, b.Keyword, b.EmbedModel,
+			b.Chunking.Size, b.Chunking.Overlap, now.UnixNano(), now.UnixNano())
+		if err != nil {
+			return err
+		}
+		if b.rowid, err = res.LastInsertId(); err != nil {
+			return err
+		}
+		_, err = tx.ExecContext(ctx, createFTS(b.rowid))
+		return err
+	})
+	if err != nil {
+		return Base{}, fmt.Errorf("create knowledge base %s: %w", name, err)
+	}
+	return b, nil
+}
+
+// ftsTable names a base's FTS5 table.
+func ftsTable(rowid int64) string { return fmt.Sprintf("kb_fts_%d", rowid) }
+
+// createFTS is the DDL of a base's keyword index: three columns (document
+// title, heading path, body) holding analysed terms, weighted by bm25().
+// The unicode61 tokenizer with diacritics kept splits the already-analysed
+// terms back exactly (and, for a raw base, splits the text as SQLite does).
+func createFTS(rowid int64) string {
+	return fmt.Sprintf(`CREATE VIRTUAL TABLE %s USING fts5(title, headings, body,
+		content='', contentless_delete=1, tokenize='unicode61 remove_diacritics 0')`, ftsTable(rowid))
+}
+
+const baseColumns = `k.rowid, k.id, k.name, k.description, k.analyzer, k.keyword, k.embed_model, k.embed_dims,
+	k.chunk_size, k.chunk_overlap, k.generation, k.created_at, k.updated_at,
+	(SELECT count(*) FROM kb_documents d WHERE d.kb = k.rowid),
+	(SELECT coalesce(sum(d.chunks), 0) FROM kb_documents d WHERE d.kb = k.rowid),
+	(SELECT coalesce(sum(d.size), 0) FROM kb_documents d WHERE d.kb = k.rowid)`
+
+type scanner interface{ Scan(...any) error }
+
+func scanBase(r scanner) (Base, error) {
+	var b Base
+	var created, updated int64
+	err := r.Scan(&b.rowid, &b.ID, &b.Name, &b.Description, &b.Analyzer, &b.Keyword, &b.EmbedModel, &b.EmbedDims,
+		&b.Chunking.Size, &b.Chunking.Overlap, &b.generation, &created, &updated, &b.Documents, &b.Chunks, &b.Bytes)
+	b.CreatedAt, b.UpdatedAt = time.Unix(0, created).UTC(), time.Unix(0, updated).UTC()
+	return b, err
+}
+
+// Base returns the base named name (or whose id is name).
+func (s *Store) Base(ctx context.Context, name string) (Base, error) {
+	b, err := scanBase(s.r.QueryRowContext(ctx, `SELECT `+baseColumns+` FROM kbs k WHERE k.name = ? OR k.id = ?`, name, name))
+	if errors.Is(err, sql.ErrNoRows) {
+		return Base{}, fmt.Errorf("knowledge base %s %w (see moteur kb list)", name, ErrNotFound)
+	}
+	if err != nil {
+		return Base{}, fmt.Errorf("knowledge base %s: %w", name, err)
+	}
+	return b, nil
+}
+
+// List returns every base, by name.
+func (s *Store) List(ctx context.Context) ([]Base, error) {
+	rows, err := s.r.QueryContext(ctx, `SELECT `+baseColumns+` FROM kbs k ORDER BY k.name`)
+	if err != nil {
+		return nil, fmt.Errorf("list knowledge bases: %w", err)
+	}
+	defer rows.Close()
+	var out []Base
+	for rows.Next() {
+		b, err := scanBase(rows)
+		if err != nil {
+			return nil, fmt.Errorf("list knowledge bases: %w", err)
+		}
+		out = append(out, b)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("list knowledge bases: %w", err)
+	}
+	return out, nil
+}
+
+// Remove deletes a base, its documents, chunks and indexes.
+func (s *Store) Remove(ctx context.Context, name string) error {
+	b, err := s.Base(ctx, name)
+	if err != nil {
+		return err
+	}
+	err = s.write(ctx, func(tx *sql.Tx) error {
+		if _, err := tx.ExecContext(ctx, `DROP TABLE IF EXISTS `+ftsTable(b.rowid)); err != nil {
+			return err
+		}
+		_, err := tx.ExecContext(ctx, `DELETE FROM kbs WHERE rowid = ?`, b.rowid)
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("remove knowledge base %s: %w", name, err)
+	}
+	s.dropVectors(b.ID)
+	return nil
+}
+
+// write runs fn in one write transaction.
+func (s *Store) write(ctx context.Context, fn func(tx *sql.Tx) error) error {
+	tx, err := s.w.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	if err := fn(tx); err != nil {
+		return err
+	}
+	return tx.Commit()
+}

@@ -1,0 +1,138 @@
+package kb
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// DocInfo describes a stored document.
+type DocInfo struct {
+	ID         string            `json:"id"`
+	Base       string            `json:"base"`
+	BaseName   string            `json:"base_name"`
+	Path       string            `json:"path"`
+	Title      string            `json:"title"`
+	Format     string            `json:"format"`
+	Size       int64             `json:"size"`
+	Chunks     int               `json:"chunks"`
+	SHA256     string            `json:"sha256"`
+	Warnings   []string          `json:"warnings,omitempty"`
+	Meta       map[string]string `json:"meta,omitempty"`
+	IngestedAt time.Time         `json:"ingested_at"`
+}
+
+// ChunkInfo is one stored chunk.
+type ChunkInfo struct {
+	ID       string `json:"id"`
+	Document string `json:"document"`
+	Index    int    `json:"index"`
+	Kind     string `json:"kind"`
+	Headings string `json:"headings,omitempty"`
+	Text     string `json:"text"`
+}
+
+const docColumns = `d.id, k.id, k.name, d.path, d.title, d.format, d.size, d.chunks, d.sha256, d.warnings, d.meta, d.ingested_at`
+
+func scanDoc(r scanner) (DocInfo, error) {
+	var d DocInfo
+	var warnings, meta string
+	var at int64
+	if err := r.Scan(&d.ID, &d.Base, &d.BaseName, &d.Path, &d.Title, &d.Format, &d.Size, &d.Chunks, &d.SHA256,
+		&warnings, &meta, &at); err != nil {
+		return d, err
+	}
+	// Both were written by json.Marshal; a damaged value is shown empty
+	// rather than hiding the document.
+	_ = json.Unmarshal([]byte(warnings), &d.Warnings)
+	_ = json.Unmarshal([]byte(meta), &d.Meta)
+	d.IngestedAt = time.Unix(0, at).UTC()
+	return d, nil
+}
+
+// Document returns the document with id.
+func (s *Store) Document(ctx context.Context, id string) (DocInfo, error) {
+	d, err := scanDoc(s.r.QueryRowContext(ctx, `SELECT `+docColumns+`
+		FROM kb_documents d JOIN kbs k ON k.rowid = d.kb WHERE d.id = ?`, id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return d, fmt.Errorf("document %s %w", id, ErrNotFound)
+	}
+	if err != nil {
+		return d, fmt.Errorf("document %s: %w", id, err)
+	}
+	return d, nil
+}
+
+// Documents lists a base's documents whose title or path contains
+// keyword (case-insensitive; "" for all), by title, one page at a time
+// (page from 1); total counts every match.
+func (s *Store) Documents(ctx context.Context, base, keyword string, page, pageSize int) (docs []DocInfo, total int, err error) {
+	b, err := s.Base(ctx, base)
+	if err != nil {
+		return nil, 0, err
+	}
+	page, pageSize = max(page, 1), max(pageSize, 1)
+	filter := `d.kb = ? AND (?2 = '' OR instr(lower(d.title), lower(?2)) > 0 OR instr(lower(d.path), lower(?2)) > 0)`
+	if err := s.r.QueryRowContext(ctx, `SELECT count(*) FROM kb_documents d WHERE `+filter, b.rowid, keyword).Scan(&total); err != nil {
+		return nil, 0, fmt.Errorf("list documents of %s: %w", b.Name, err)
+	}
+	rows, err := s.r.QueryContext(ctx, `SELECT `+docColumns+` FROM kb_documents d JOIN kbs k ON k.rowid = d.kb
+		WHERE `+filter+` ORDER BY d.title, d.path LIMIT ?3 OFFSET ?4`, b.rowid, keyword, pageSize, (page-1)*pageSize)
+	if err != nil {
+		return nil, 0, fmt.Errorf("list documents of %s: %w", b.Name, err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		d, err := scanDoc(rows)
+		if err != nil {
+			return nil, 0, fmt.Errorf("list documents of %s: %w", b.Name, err)
+		}
+		docs = append(docs, d)
+	}
+	return docs, total, rows.Err()
+}
+
+const chunkColumns = `c.id, d.id, c.idx, c.kind, c.headings, c.text`
+
+func scanChunk(r scanner) (ChunkInfo, error) {
+	var c ChunkInfo
+	err := r.Scan(&c.ID, &c.Document, &c.Index, &c.Kind, &c.Headings, &c.Text)
+	return c, err
+}
+
+// Chunk returns the chunk with id.
+func (s *Store) Chunk(ctx context.Context, id string) (ChunkInfo, error) {
+	c, err := scanChunk(s.r.QueryRowContext(ctx, `SELECT `+chunkColumns+`
+		FROM kb_chunks c JOIN kb_documents d ON d.rowid = c.doc WHERE c.id = ?`, id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return c, fmt.Errorf("chunk %s %w", id, ErrNotFound)
+	}
+	if err != nil {
+		return c, fmt.Errorf("chunk %s: %w", id, err)
+	}
+	return c, nil
+}
+
+// Chunks returns up to limit chunks of a document in reading order,
+// starting at offset (0-based); limit < 0 means all.
+func (s *Store) Chunks(ctx context.Context, doc string, offset, limit int) ([]ChunkInfo, error) {
+	rows, err := s.r.QueryContext(ctx, `SELECT `+chunkColumns+`
+		FROM kb_chunks c JOIN kb_documents d ON d.rowid = c.doc WHERE d.id = ? ORDER BY c.idx LIMIT ? OFFSET ?`,
+		doc, limit, max(offset, 0))
+	if err != nil {
+		return nil, fmt.Errorf("chunks of %s: %w", doc, err)
+	}
+	defer rows.Close()
+	var out []ChunkInfo
+	for rows.Next() {
+		c, err := scanChunk(rows)
+		if err != nil {
+			return nil, fmt.Errorf("chunks of %s: %w", doc, err)
+		}
+		out = append(out, c)
+	}
+	return out, rows.Err()
+}

@@ -1,0 +1,181 @@
+package kb
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/moteur/moteur/kb/analyze"
+	"github.com/moteur/moteur/kb/chunk"
+	"github.com/moteur/moteur/kb/parse"
+)
+
+// storedDoc is a parsed file as it is about to be stored.
+type storedDoc struct {
+	path string
+	hash string
+	size int64
+	doc  parse.Document
+}
+
+// storedHash is the SHA-256 of the stored version of path, "" when none.
+func (s *Store) storedHash(ctx context.Context, b Base, path string) (string, error) {
+	var h string
+	err := s.r.QueryRowContext(ctx, `SELECT sha256 FROM kb_documents WHERE kb = ? AND path = ?`, b.rowid, path).Scan(&h)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", nil
+	}
+	return h, err
+}
+
+// headingPath renders a heading path as the tools show it.
+func headingPath(h []string) string { return strings.Join(h, " > ") }
+
+// indexText is what the keyword index holds for a text: analysed terms, or
+// the text itself for a raw base (unicode61 then splits it exactly as
+// SQLite would).
+func indexText(b Base, text string) string {
+	if b.Analyzer == AnalyzerRaw {
+		return text
+	}
+	return analyze.Join(analyze.Terms(text, analyze.Options{}))
+}
+
+// replaceDocument stores a document and its chunks in one transaction,
+// replacing the previous version of the same path if there is one.
+func (s *Store) replaceDocument(ctx context.Context, b Base, d storedDoc, chunks []chunk.Chunk, vecs [][]float32) (id string, replaced bool, err error) {
+	id = "d-" + s.newID()
+	warnings, _ := json.Marshal(d.doc.Warnings)
+	meta, _ := json.Marshal(d.doc.Meta)
+	title := indexText(b, d.doc.Title)
+	now := s.now().UTC().UnixNano()
+	err = s.write(ctx, func(tx *sql.Tx) error {
+		var err error
+		if replaced, err = deleteDocument(ctx, tx, b, `path = ?`, d.path); err != nil {
+			return err
+		}
+		res, err := tx.ExecContext(ctx, `INSERT INTO kb_documents (id, kb, path, title, format, sha256, size, chunks,
+			warnings, meta, ingested_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			id, b.rowid, d.path, d.doc.Title, d.doc.Format, d.hash, d.size, len(chunks), string(warnings), string(meta), now)
+		if err != nil {
+			return err
+		}
+		doc, err := res.LastInsertId()
+		if err != nil {
+			return err
+		}
+		if err := insertChunks(ctx, tx, b, doc, id, title, chunks, vecs); err != nil {
+			return err
+		}
+		return bump(ctx, tx, b, now)
+	})
+	if err != nil {
+		return "", false, err
+	}
+	return id, replaced, nil
+}
+
+func insertChunks(ctx context.Context, tx *sql.Tx, b Base, doc int64, docID, title string, chunks []chunk.Chunk, vecs [][]float32) error {
+	ins, err := tx.PrepareContext(ctx, `INSERT INTO kb_chunks (id, kb, doc, idx, kind, headings, text, start, terms, embedding)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+	if err != nil {
+		return err
+	}
+	defer ins.Close()
+	fts, err := tx.PrepareContext(ctx, `INSERT INTO `+ftsTable(b.rowid)+` (rowid, title, headings, body) VALUES (?, ?, ?, ?)`)
+	if err != nil {
+		return err
+	}
+	defer fts.Close()
+	for i, c := range chunks {
+		var blob []byte
+		if vecs != nil {
+			blob = encodeVector(vecs[i])
+		}
+		heads := headingPath(c.Headings)
+		terms := analyze.Join(analyze.QueryTerms(c.Text, analyze.Options{}))
+		res, err := ins.ExecContext(ctx, fmt.Sprintf("%s-%d", docID, c.Index), b.rowid, doc, c.Index, c.Kind, heads, c.Text, c.Start, terms, blob)
+		if err != nil {
+			return err
+		}
+		row, err := res.LastInsertId()
+		if err != nil {
+			return err
+		}
+		if b.Keyword {
+			if _, err := fts.ExecContext(ctx, row, title, indexText(b, heads), indexText(b, c.Text)); err != nil {
+				return err
+			}
+		}
+	}
+	if vecs != nil && len(vecs) > 0 && b.EmbedDims == 0 {
+		_, err := tx.ExecContext(ctx, `UPDATE kbs SET embed_dims = ? WHERE rowid = ? AND embed_dims = 0`, len(vecs[0]), b.rowid)
+		return err
+	}
+	return nil
+}
+
+// deleteDocument removes the documents of base b matching where (with
+// arg), their chunks and their index entries; found reports whether there
+// was one.
+func deleteDocument(ctx context.Context, tx *sql.Tx, b Base, where string, arg any) (found bool, err error) {
+	rows, err := tx.QueryContext(ctx, `SELECT rowid FROM kb_documents WHERE kb = ? AND `+where, b.rowid, arg)
+	if err != nil {
+		return false, err
+	}
+	var docs []int64
+	for rows.Next() {
+		var d int64
+		if err := rows.Scan(&d); err != nil {
+			rows.Close()
+			return false, err
+		}
+		docs = append(docs, d)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return false, err
+	}
+	for _, d := range docs {
+		if b.Keyword {
+			if _, err := tx.ExecContext(ctx, `DELETE FROM `+ftsTable(b.rowid)+` WHERE rowid IN (SELECT rowid FROM kb_chunks WHERE doc = ?)`, d); err != nil {
+				return false, err
+			}
+		}
+		if _, err := tx.ExecContext(ctx, `DELETE FROM kb_documents WHERE rowid = ?`, d); err != nil {
+			return false, err
+		}
+	}
+	return len(docs) > 0, nil
+}
+
+// bump marks the base changed: readers holding cached vectors reload them.
+func bump(ctx context.Context, tx *sql.Tx, b Base, now int64) error {
+	_, err := tx.ExecContext(ctx, `UPDATE kbs SET generation = generation + 1, updated_at = ? WHERE rowid = ?`, now, b.rowid)
+	return err
+}
+
+// RemoveDocument deletes one document (by id or stored path) of a base.
+func (s *Store) RemoveDocument(ctx context.Context, name, doc string) error {
+	b, err := s.Base(ctx, name)
+	if err != nil {
+		return err
+	}
+	err = s.write(ctx, func(tx *sql.Tx) error {
+		found, err := deleteDocument(ctx, tx, b, `(id = ?2 OR path = ?2)`, doc)
+		if err != nil {
+			return err
+		}
+		if !found {
+			return fmt.Errorf("document %s %w in %s", doc, ErrNotFound, b.Name)
+		}
+		return bump(ctx, tx, b, s.now().UTC().UnixNano())
+	})
+	if err != nil {
+		return fmt.Errorf("remove document: %w", err)
+	}
+	return nil
+}
