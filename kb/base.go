@@ -6,8 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"strings"
 	"time"
 
+	"github.com/moteur/moteur/kb/analyze"
 	"github.com/moteur/moteur/kb/chunk"
 )
 
@@ -148,7 +150,7 @@ func (s *Store) Create(ctx context.Context, name string, opt CreateOptions) (Bas
 		if b.rowid, err = res.LastInsertId(); err != nil {
 			return err
 		}
-		_, err = tx.ExecContext(ctx, createFTS(b.rowid))
+		_, err = tx.ExecContext(ctx, createFTS(b.rowid, b.Analyzer))
 		return err
 	})
 	if err != nil {
@@ -161,12 +163,17 @@ func (s *Store) Create(ctx context.Context, name string, opt CreateOptions) (Bas
 func ftsTable(rowid int64) string { return fmt.Sprintf("kb_fts_%d", rowid) }
 
 // createFTS is the DDL of a base's keyword index: three columns (document
-// title, heading path, body) holding analysed terms, weighted by bm25().
-// The unicode61 tokenizer with diacritics kept splits the already-analysed
-// terms back exactly (and, for a raw base, splits the text as SQLite does).
-func createFTS(rowid int64) string {
+// title, heading path, body), weighted by bm25(). A Moteur base holds
+// analysed terms, which analyze.Tokenizer splits back exactly (an
+// identifier like err_4012 stays one token); a raw base holds the text
+// under SQLite's default tokenizer, so its BM25 is SQLite's own.
+func createFTS(rowid int64, analyzer string) string {
+	tok := strings.ReplaceAll(analyze.Tokenizer, "'", "''")
+	if analyzer == AnalyzerRaw {
+		tok = "unicode61"
+	}
 	return fmt.Sprintf(`CREATE VIRTUAL TABLE %s USING fts5(title, headings, body,
-		content='', contentless_delete=1, tokenize='unicode61 remove_diacritics 0')`, ftsTable(rowid))
+		content='', contentless_delete=1, tokenize='%s')`, ftsTable(rowid), tok)
 }
 
 const baseColumns = `k.rowid, k.id, k.name, k.description, k.analyzer, k.keyword, k.embed_model, k.embed_dims,

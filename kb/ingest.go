@@ -139,26 +139,33 @@ func (s *Store) checkEmbedder(b Base) error {
 	return nil
 }
 
-// ingestAll runs the files through workers and the single writer; done is
-// called once per file, in completion order, from one goroutine.
+// Group commit: documents ready at the same time are written in one
+// transaction (each still whole), so that a folder of small files does not
+// pay one fsync per file.
+const (
+	maxBatchDocs   = 32
+	maxBatchChunks = 4000
+)
+
+// ingestAll prepares the files in workers (read, parse, chunk, embed) and
+// writes them from this goroutine in group commits; done is called once
+// per file, in completion order, from this goroutine.
 func (s *Store) ingestAll(ctx context.Context, b Base, files []string, opt IngestOptions, done func(int, FileReport)) error {
 	workers := opt.Workers
 	if workers <= 0 {
 		workers = min(4, runtime.GOMAXPROCS(0))
 	}
-	type result struct {
-		i  int
-		fr FileReport
-	}
 	jobs := make(chan int)
-	results := make(chan result)
+	ready := make(chan *prepared, workers)
 	var wg sync.WaitGroup
 	for range workers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for i := range jobs {
-				results <- result{i, s.ingestFile(ctx, b, files[i], opt.Limits)}
+				p := s.prepareFile(ctx, b, files[i], opt.Limits)
+				p.i = i
+				ready <- p
 			}
 		}()
 	}
@@ -172,68 +179,94 @@ func (s *Store) ingestAll(ctx context.Context, b Base, files []string, opt Inges
 			}
 		}
 	}()
-	go func() { wg.Wait(); close(results) }()
-	for r := range results {
-		done(r.i, r.fr)
+	go func() { wg.Wait(); close(ready) }()
+	for p := range ready {
+		batch := gather(p, ready)
+		s.commit(ctx, b, batch)
+		for _, p := range batch {
+			done(p.i, p.fr)
+		}
 	}
 	return ctx.Err()
 }
 
-// ingestFile reads, parses, chunks, embeds and stores one file.
-func (s *Store) ingestFile(ctx context.Context, b Base, path string, lim parse.Limits) FileReport {
-	fr := FileReport{Path: path}
-	fail := func(err error) FileReport {
-		fr.Status, fr.Error, fr.Chunks = StatusFailed, err.Error(), 0
-		return fr
+// gather takes first and whatever else is ready now, up to a batch.
+func gather(first *prepared, ready <-chan *prepared) []*prepared {
+	batch := []*prepared{first}
+	chunks := len(first.chunks)
+	for len(batch) < maxBatchDocs && chunks < maxBatchChunks {
+		select {
+		case p, ok := <-ready:
+			if !ok {
+				return batch
+			}
+			batch = append(batch, p)
+			chunks += len(p.chunks)
+		default:
+			return batch
+		}
 	}
+	return batch
+}
+
+// prepareFile reads, parses, chunks and embeds one file; the result needs
+// writing unless its report already says unchanged or failed.
+func (s *Store) prepareFile(ctx context.Context, b Base, path string, lim parse.Limits) *prepared {
+	p := &prepared{fr: FileReport{Path: path}}
 	data, err := readLimited(path, lim)
 	if err != nil {
-		return fail(err)
+		return p.fail(err)
 	}
-	fr.Bytes = int64(len(data))
+	p.fr.Bytes = int64(len(data))
 	sum := sha256.Sum256(data)
 	hash := hex.EncodeToString(sum[:])
 	prev, err := s.storedHash(ctx, b, path)
 	if err != nil {
-		return fail(err)
+		return p.fail(err)
 	}
 	if prev == hash {
-		fr.Status = StatusUnchanged
-		return fr
+		p.fr.Status = StatusUnchanged
+		return p
 	}
 	doc, err := parse.Bytes(filepath.Base(path), data)
 	if err != nil {
-		return fail(err)
+		return p.fail(err)
 	}
-	fr.Warnings = doc.Warnings
-	if err := s.index(ctx, b, storedDoc{path: path, hash: hash, size: fr.Bytes, doc: doc}, &fr); err != nil {
-		return fail(err)
-	}
-	return fr
+	p.fr.Warnings = doc.Warnings
+	return s.prepareDoc(ctx, b, p, storedDoc{path: path, hash: hash, size: p.fr.Bytes, doc: doc})
 }
 
-// index chunks, embeds and stores a parsed document, filling fr.
-func (s *Store) index(ctx context.Context, b Base, d storedDoc, fr *FileReport) error {
-	chunks := chunk.Split(d.doc, b.Chunking)
-	if len(chunks) == 0 {
-		return fmt.Errorf("%s: no text to index", d.path)
+// prepareDoc chunks and embeds a parsed document.
+func (s *Store) prepareDoc(ctx context.Context, b Base, p *prepared, d storedDoc) *prepared {
+	p.doc = d
+	p.chunks = chunk.Split(d.doc, b.Chunking)
+	if len(p.chunks) == 0 {
+		return p.fail(fmt.Errorf("%s: no text to index", d.path))
 	}
-	var vecs [][]float32
-	var err error
 	if b.EmbedModel != "" {
-		if vecs, err = s.embedChunks(ctx, d.doc.Title, chunks); err != nil {
-			return fmt.Errorf("%s: %w", d.path, err)
+		var err error
+		if p.vecs, err = s.embedChunks(ctx, d.doc.Title, p.chunks); err != nil {
+			return p.fail(fmt.Errorf("%s: %w", d.path, err))
 		}
 	}
-	id, replaced, err := s.replaceDocument(ctx, b, d, chunks, vecs)
-	if err != nil {
-		return fmt.Errorf("%s: %w", d.path, err)
-	}
-	fr.Status, fr.Document, fr.Chunks = StatusAdded, id, len(chunks)
-	if replaced {
-		fr.Status = StatusUpdated
-	}
-	return nil
+	p.write = true
+	return p
+}
+
+// prepared is a document ready to be written (write), or the report of
+// one that needs no writing.
+type prepared struct {
+	i      int
+	fr     FileReport
+	write  bool
+	doc    storedDoc
+	chunks []chunk.Chunk
+	vecs   [][]float32
+}
+
+func (p *prepared) fail(err error) *prepared {
+	p.fr.Status, p.fr.Error, p.fr.Chunks, p.write = StatusFailed, err.Error(), 0, false
+	return p
 }
 
 // readLimited reads a file, refusing one over the limit before reading it

@@ -2,12 +2,15 @@ package kb
 
 import (
 	"context"
+	"database/sql"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/moteur/moteur/kb/parse"
 	"github.com/moteur/moteur/session"
 )
 
@@ -239,5 +242,51 @@ func TestEmbedderModelMustMatch(t *testing.T) {
 	_, err := other.Ingest(context.Background(), "docs", []string{writeFiles(t, handbook)}, IngestOptions{})
 	if err == nil || !strings.Contains(err.Error(), "bag-64") {
 		t.Fatalf("ingest with another embedding model: %v", err)
+	}
+}
+
+// Documents are written in group commits; one the database refuses fails
+// alone, and the others of its batch are stored.
+func TestGroupCommitIsolatesAFailure(t *testing.T) {
+	files := map[string]string{"bad.md": "# Bad\n\nrefused\n"}
+	for i := range 6 {
+		files[fmt.Sprintf("good%d.md", i)] = fmt.Sprintf("# Good %d\n\nfine\n", i)
+	}
+	s := openTest(t, Config{})
+	mustCreate(t, s, "docs", CreateOptions{})
+	db, err := sql.Open("sqlite", "file:"+s.path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := db.Exec(`CREATE TRIGGER refuse BEFORE INSERT ON kb_documents WHEN NEW.path LIKE '%bad.md'
+		BEGIN SELECT RAISE(ABORT, 'refused by the test'); END`); err != nil {
+		t.Fatal(err)
+	}
+	dir := writeFiles(t, files)
+	paths, err := collect([]string{dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := s.Base(context.Background(), "docs")
+	var batch []*prepared
+	for _, p := range paths {
+		batch = append(batch, s.prepareFile(context.Background(), b, p, parse.Limits{}))
+	}
+	s.commit(context.Background(), b, batch) // one batch: the failure must not take the others along
+	added := 0
+	for _, p := range batch {
+		switch {
+		case strings.HasSuffix(p.fr.Path, "bad.md"):
+			if p.fr.Status != StatusFailed || !strings.Contains(p.fr.Error, "refused by the test") {
+				t.Fatalf("bad.md: %+v", p.fr)
+			}
+		case p.fr.Status == StatusAdded:
+			added++
+		}
+	}
+	b, _ = s.Base(context.Background(), "docs")
+	if added != 6 || b.Documents != 6 {
+		t.Fatalf("%d reported added, %d documents stored, want 6", added, b.Documents)
 	}
 }

@@ -23,7 +23,7 @@ func TestRawKeywordAgreesWithSQLiteBM25(t *testing.T) {
 		"a.txt": "The quick brown fox jumps over the lazy dog. The fox is quick.",
 		"b.txt": "A lazy afternoon: the dog sleeps and the cat sleeps too.",
 		"c.txt": "Foxes and dogs are not friends; a fox avoids dogs.",
-		"d.txt": "Nothing here about animals, only the weather and the sea.",
+		"d.txt": "Nothing here about animals, only the weather and the sea. Café crème, déjà vu.",
 		"e.txt": "Quick quick quick: the word quick repeated, and one dog.",
 	}
 	s := openTest(t, Config{})
@@ -62,7 +62,7 @@ func TestRawKeywordAgreesWithSQLiteBM25(t *testing.T) {
 	for _, r := range all {
 		mustExec(`INSERT INTO ref (rowid, title, headings, body) VALUES (?, ?, ?, ?)`, r.id, r.title, r.heads, r.body)
 	}
-	for _, q := range []string{"quick fox", "dog", "lazy dog sleeps", "weather"} {
+	for _, q := range []string{"quick fox", "dog", "lazy dog sleeps", "weather", "cafe DÉJÀ"} {
 		got, err := s.keyword(context.Background(), b, q, 10, 0)
 		if err != nil {
 			t.Fatal(err)

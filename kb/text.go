@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 
 	"github.com/moteur/moteur/kb/parse"
@@ -45,6 +46,10 @@ func (s *Store) AddText(ctx context.Context, base string, t Text) (FileReport, e
 		doc.Title = t.Title
 	}
 	sum := sha256.Sum256([]byte(t.Title + "\x00" + t.Body))
-	err = s.index(ctx, b, storedDoc{path: t.Key, hash: hex.EncodeToString(sum[:]), size: fr.Bytes, doc: doc}, &fr)
-	return fr, err
+	p := s.prepareDoc(ctx, b, &prepared{fr: fr}, storedDoc{path: t.Key, hash: hex.EncodeToString(sum[:]), size: fr.Bytes, doc: doc})
+	s.commit(ctx, b, []*prepared{p})
+	if p.fr.Status == StatusFailed {
+		return p.fr, errors.New(p.fr.Error)
+	}
+	return p.fr, nil
 }

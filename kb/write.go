@@ -44,38 +44,78 @@ func indexText(b Base, text string) string {
 	return analyze.Join(analyze.Terms(text, analyze.Options{}))
 }
 
-// replaceDocument stores a document and its chunks in one transaction,
-// replacing the previous version of the same path if there is one.
-func (s *Store) replaceDocument(ctx context.Context, b Base, d storedDoc, chunks []chunk.Chunk, vecs [][]float32) (id string, replaced bool, err error) {
-	id = "d-" + s.newID()
-	warnings, _ := json.Marshal(d.doc.Warnings)
-	meta, _ := json.Marshal(d.doc.Meta)
-	title := indexText(b, d.doc.Title)
+// commit writes the documents of batch that need it in one transaction
+// and fills their reports. When the transaction fails, each document is
+// tried alone, so one bad document fails alone.
+func (s *Store) commit(ctx context.Context, b Base, batch []*prepared) {
+	var todo []*prepared
+	for _, p := range batch {
+		if p.write {
+			todo = append(todo, p)
+		}
+	}
+	if len(todo) == 0 {
+		return
+	}
+	if err := s.writeBatch(ctx, b, todo); err == nil || len(todo) == 1 {
+		if err != nil {
+			todo[0].fail(fmt.Errorf("%s: %w", todo[0].doc.path, err))
+		}
+		return
+	}
+	for _, p := range todo {
+		if err := s.writeBatch(ctx, b, []*prepared{p}); err != nil {
+			p.fail(fmt.Errorf("%s: %w", p.doc.path, err))
+		}
+	}
+}
+
+// writeBatch stores the documents in one transaction, each replacing the
+// previous version of its path.
+func (s *Store) writeBatch(ctx context.Context, b Base, batch []*prepared) error {
 	now := s.now().UTC().UnixNano()
-	err = s.write(ctx, func(tx *sql.Tx) error {
-		var err error
-		if replaced, err = deleteDocument(ctx, tx, b, `path = ?`, d.path); err != nil {
-			return err
-		}
-		res, err := tx.ExecContext(ctx, `INSERT INTO kb_documents (id, kb, path, title, format, sha256, size, chunks,
-			warnings, meta, ingested_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-			id, b.rowid, d.path, d.doc.Title, d.doc.Format, d.hash, d.size, len(chunks), string(warnings), string(meta), now)
-		if err != nil {
-			return err
-		}
-		doc, err := res.LastInsertId()
-		if err != nil {
-			return err
-		}
-		if err := insertChunks(ctx, tx, b, doc, id, title, chunks, vecs); err != nil {
-			return err
+	ids := make([]string, len(batch))
+	replaced := make([]bool, len(batch))
+	err := s.write(ctx, func(tx *sql.Tx) error {
+		for i, p := range batch {
+			ids[i] = "d-" + s.newID()
+			var err error
+			if replaced[i], err = writeDocument(ctx, tx, b, ids[i], p.doc, p.chunks, p.vecs, now); err != nil {
+				return err
+			}
 		}
 		return bump(ctx, tx, b, now)
 	})
 	if err != nil {
-		return "", false, err
+		return err
 	}
-	return id, replaced, nil
+	for i, p := range batch {
+		p.fr.Status, p.fr.Document, p.fr.Chunks = StatusAdded, ids[i], len(p.chunks)
+		if replaced[i] {
+			p.fr.Status = StatusUpdated
+		}
+	}
+	return nil
+}
+
+// writeDocument stores one document and its chunks within tx.
+func writeDocument(ctx context.Context, tx *sql.Tx, b Base, id string, d storedDoc, chunks []chunk.Chunk, vecs [][]float32, now int64) (replaced bool, err error) {
+	if replaced, err = deleteDocument(ctx, tx, b, `path = ?`, d.path); err != nil {
+		return false, err
+	}
+	warnings, _ := json.Marshal(d.doc.Warnings)
+	meta, _ := json.Marshal(d.doc.Meta)
+	res, err := tx.ExecContext(ctx, `INSERT INTO kb_documents (id, kb, path, title, format, sha256, size, chunks,
+		warnings, meta, ingested_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		id, b.rowid, d.path, d.doc.Title, d.doc.Format, d.hash, d.size, len(chunks), string(warnings), string(meta), now)
+	if err != nil {
+		return false, err
+	}
+	doc, err := res.LastInsertId()
+	if err != nil {
+		return false, err
+	}
+	return replaced, insertChunks(ctx, tx, b, doc, id, indexText(b, d.doc.Title), chunks, vecs)
 }
 
 func insertChunks(ctx context.Context, tx *sql.Tx, b Base, doc int64, docID, title string, chunks []chunk.Chunk, vecs [][]float32) error {

@@ -30,6 +30,8 @@ type agentFlags struct {
 	allow []string
 	// sandbox is --sandbox: auto, bwrap or none.
 	sandbox string
+	// kb are the knowledge bases whose tools the agent gets (--kb).
+	kb []string
 }
 
 func addAgentFlags(cmd *cobra.Command, f *agentFlags) {
@@ -43,6 +45,8 @@ func addAgentFlags(cmd *cobra.Command, f *agentFlags) {
 	fl.StringVar(&f.sandbox, "sandbox", shell.SandboxAuto, "isolation of shell_exec commands: auto (bubblewrap when it works here, else none),\n"+
 		"bwrap (bubblewrap or no shell commands at all) or none (the user's full rights);\n"+
 		"the restricted and airgapped profiles require bwrap")
+	fl.StringSliceVar(&f.kb, "kb", nil, "give the agent the knowledge tools (search_knowledge, read_document, list_documents)\n"+
+		"over these knowledge bases (repeat or separate with commas)")
 }
 
 // agentHelp is the part of run's and chat's help about configuration and

@@ -3,11 +3,13 @@ package main
 import (
 	"fmt"
 	"io"
+	"path/filepath"
 	"strings"
 	"time"
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/moteur/moteur/cite"
 	"github.com/moteur/moteur/event"
 )
 
@@ -157,6 +159,7 @@ func (r *renderer) assistantMessage(p event.AssistantMessagePayload) {
 	r.streamed.Reset()
 	if len(p.ToolCalls) == 0 {
 		r.answerMsg = p.Text
+		r.sources(p.Citations)
 	}
 	for _, c := range p.ToolCalls {
 		r.endLine()
@@ -290,4 +293,20 @@ func compactionNote(p event.ContextCompactedPayload) string {
 		how = "trimmed (the summary failed)"
 	}
 	return fmt.Sprintf("moteur: context compacted: %d → %d tokens, %d messages %s", p.TokensBefore, p.TokensAfter, p.Replaced, how)
+}
+
+// sources lists, under an answer, the passages it cites: what [c3] is.
+func (r *renderer) sources(cits []cite.Ref) {
+	if len(cits) == 0 {
+		return
+	}
+	r.endLine()
+	r.write("\nSources:\n")
+	for _, c := range cits {
+		where := filepath.Base(c.Path)
+		if c.Headings != "" {
+			where += " › " + c.Headings
+		}
+		r.write(fmt.Sprintf("  [%s] %s — %s\n", c.Alias, oneLine(c.Title, 80), oneLine(where, 120)))
+	}
 }

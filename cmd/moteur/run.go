@@ -17,6 +17,8 @@ import (
 	"github.com/moteur/moteur/config"
 	"github.com/moteur/moteur/engine"
 	"github.com/moteur/moteur/event"
+	"github.com/moteur/moteur/i18n"
+	"github.com/moteur/moteur/kb"
 	"github.com/moteur/moteur/policy"
 	"github.com/moteur/moteur/tools"
 	"github.com/moteur/moteur/tools/files"
@@ -222,6 +224,8 @@ type agent struct {
 	stderr io.Writer
 	// approvals answers the permission requests of every turn.
 	approvals *approvals
+	// kb is the knowledge-base store of --kb, nil without it.
+	kb *kb.Store
 }
 
 // projectRoot is the project of a run: the working directory, absolute.
@@ -313,6 +317,18 @@ func (c *cli) openAgent(ctx context.Context, g *globalFlags, f *agentFlags) (_ *
 			_ = tl.close()
 		}
 	}()
+	store, err := c.knowledgeTools(ctx, st, f.kb, tl.reg)
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		if err != nil && store != nil {
+			_ = store.Close()
+		}
+	}()
+	if store != nil {
+		sysPrompt += "\n\n" + i18n.KnowledgePrompt(lang, strings.Join(f.kb, ", "))
+	}
 	// The session comes last among the preparations, so that a failed
 	// preparation leaves nothing behind, and before the engine, which must
 	// never run without its audit log.
@@ -351,7 +367,7 @@ func (c *cli) openAgent(ctx context.Context, g *globalFlags, f *agentFlags) (_ *
 		policyPath = cfg.Policy.Path
 	}
 	return &agent{
-		eng: eng, events: eng.Subscribe(), ls: ls, tools: tl, id: sessionID, model: cfg.Providers[0], resumed: len(ls.past) > 0,
+		eng: eng, events: eng.Subscribe(), ls: ls, tools: tl, id: sessionID, kb: store, model: cfg.Providers[0], resumed: len(ls.past) > 0,
 		stderr:    stderr,
 		approvals: &approvals{eng: eng, w: stderr, refusal: noTerminalRefusal(st.perms.Mode(), st.floor, policyPath)},
 	}, nil
@@ -386,7 +402,13 @@ func (a *agent) view(v view, describe bool) view {
 }
 
 // close ends the session's use by this process.
-func (a *agent) close() error { return errors.Join(a.ls.close(), a.tools.close()) }
+func (a *agent) close() error {
+	err := errors.Join(a.ls.close(), a.tools.close())
+	if a.kb != nil {
+		err = errors.Join(err, a.kb.Close())
+	}
+	return err
+}
 
 // prompt is the words of args joined with spaces, or standard input when
 // args is "-", or empty while standard input is not a terminal.

@@ -1,0 +1,198 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/moteur/moteur/kb"
+	"github.com/moteur/moteur/kb/chunk"
+)
+
+func (c *cli) kbCmd(g *globalFlags) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "kb",
+		Short: "Create, fill, search and remove knowledge bases",
+		Long: "Knowledge bases hold your documents (text, Markdown, HTML, PDF, DOCX, CSV, XLSX, JSON, source code),\n" +
+			"cut into passages and indexed for keyword search (BM25) and, when an embedding model is configured\n" +
+			"(MOTEUR_EMBED_MODEL, or embedding: in the config file), for semantic search. They live in\n" +
+			"$MOTEUR_HOME/moteur.db. Ask them questions with moteur ask, or give an agent their tools with\n" +
+			"moteur run --kb NAME.",
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
+	}
+	cmd.AddCommand(c.kbCreateCmd(g), c.kbAddCmd(g), c.kbListCmd(g), c.kbRmCmd(g), c.kbSearchCmd(g), c.kbEvalCmd(g))
+	return cmd
+}
+
+// withKB runs fn with the knowledge bases open.
+func (c *cli) withKB(ctx context.Context, g *globalFlags, fn func(*kb.Store, *settings) error) error {
+	st, err := c.modelessSettings(g)
+	if err != nil {
+		return err
+	}
+	s, err := c.openKB(ctx, st)
+	if err != nil {
+		return err
+	}
+	return errors.Join(fn(s, st), s.Close())
+}
+
+// modelessSettings reads the configuration of the project in the working
+// directory for a command that works without a model (kb, ask).
+func (c *cli) modelessSettings(g *globalFlags) (*settings, error) {
+	root, err := c.projectRoot()
+	if err != nil {
+		return nil, err
+	}
+	return c.loadSettings(root, g, &agentFlags{}, false)
+}
+
+// kbError maps the store's errors to exit statuses: a base that does not
+// exist or exists already is the user's mistake (2), the rest a failure.
+func kbError(err error) error {
+	if errors.Is(err, kb.ErrNotFound) || errors.Is(err, kb.ErrExists) {
+		return &statusError{code: exitUsage, err: err}
+	}
+	return failure(err)
+}
+
+func (c *cli) kbCreateCmd(g *globalFlags) *cobra.Command {
+	var opt kb.CreateOptions
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "create NAME",
+		Short: "Create an empty knowledge base",
+		Long: fmt.Sprintf("Create an empty knowledge base. Documents are cut into passages of at most --chunk-size characters\n"+
+			"(default %d), each repeating the last --chunk-overlap characters of the previous one when a\n"+
+			"paragraph had to be split (default %d). With an embedding model configured the base also gets\n"+
+			"vectors, unless --no-vectors.", chunk.DefaultSize, chunk.DefaultOverlap),
+		Example: "  moteur kb create docs\n  moteur kb create rh --description \"Procédures RH\" --chunk-size 1500",
+		Args:    cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := kb.CheckName(args[0]); err != nil {
+				return usageErrorf("%v", err)
+			}
+			return c.withKB(cmd.Context(), g, func(s *kb.Store, _ *settings) error {
+				b, err := s.Create(cmd.Context(), args[0], opt)
+				if err != nil {
+					return kbError(err)
+				}
+				if asJSON {
+					return c.writeJSON(b)
+				}
+				fmt.Fprintf(c.stdout, "Created knowledge base %s (%s). Add documents with: moteur kb add %s PATH...\n",
+					b.Name, capabilities(b), b.Name)
+				return nil
+			})
+		},
+	}
+	cmd.Flags().StringVar(&opt.Description, "description", "", "what the base holds")
+	cmd.Flags().StringVar(&opt.Analyzer, "analyzer", kb.AnalyzerMoteur, "keyword analysis: moteur (accents, case, stop words, stemming, FR+EN) or raw (SQLite's own)")
+	cmd.Flags().BoolVar(&opt.NoVectors, "no-vectors", false, "no semantic index even when an embedding model is configured")
+	cmd.Flags().IntVar(&opt.Chunking.Size, "chunk-size", 0, fmt.Sprintf("passage size in characters (default %d)", chunk.DefaultSize))
+	cmd.Flags().IntVar(&opt.Chunking.Overlap, "chunk-overlap", 0, fmt.Sprintf("overlap in characters (default %d)", chunk.DefaultOverlap))
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the new base as JSON")
+	return cmd
+}
+
+func capabilities(b kb.Base) string {
+	var names []string
+	for _, c := range b.Capabilities() {
+		names = append(names, string(c))
+	}
+	return strings.Join(names, " + ")
+}
+
+func (c *cli) kbListCmd(g *globalFlags) *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "list",
+		Short: "List the knowledge bases",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return c.withKB(cmd.Context(), g, func(s *kb.Store, _ *settings) error {
+				bases, err := s.List(cmd.Context())
+				if err != nil {
+					return failure(err)
+				}
+				if asJSON {
+					if bases == nil {
+						bases = []kb.Base{}
+					}
+					return c.writeJSON(bases)
+				}
+				if len(bases) == 0 {
+					fmt.Fprintln(c.stdout, "No knowledge base yet. Create one with: moteur kb create NAME")
+					return nil
+				}
+				tw := tabwriter.NewWriter(c.stdout, 0, 4, 2, ' ', 0)
+				fmt.Fprintln(tw, "NAME\tDOCUMENTS\tPASSAGES\tSIZE\tINDEXES\tUPDATED")
+				for _, b := range bases {
+					fmt.Fprintf(tw, "%s\t%d\t%d\t%s\t%s\t%s\n", b.Name, b.Documents, b.Chunks, humanBytes(b.Bytes),
+						capabilities(b), b.UpdatedAt.Local().Format("2006-01-02 15:04"))
+				}
+				return tw.Flush()
+			})
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the bases as a JSON array")
+	return cmd
+}
+
+func (c *cli) kbRmCmd(g *globalFlags) *cobra.Command {
+	return &cobra.Command{
+		Use:   "rm NAME",
+		Short: "Remove a knowledge base and everything indexed in it (the files themselves are not touched)",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return c.withKB(cmd.Context(), g, func(s *kb.Store, _ *settings) error {
+				if err := s.Remove(cmd.Context(), args[0]); err != nil {
+					return kbError(err)
+				}
+				fmt.Fprintf(c.stdout, "Removed knowledge base %s.\n", args[0])
+				return nil
+			})
+		},
+	}
+}
+
+func humanBytes(n int64) string {
+	switch {
+	case n >= 1<<30:
+		return fmt.Sprintf("%.1f GB", float64(n)/(1<<30))
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.1f kB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%d B", n)
+}
+
+// rate is a throughput in MB/s ("-" before any time has passed).
+func rate(bytes int64, d time.Duration) string {
+	if d <= 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.1f MB/s", float64(bytes)/(1<<20)/d.Seconds())
+}
+
+// shortPath shows a path relative to the working directory when it is
+// under it.
+func shortPath(p string) string {
+	if wd, err := filepath.Abs("."); err == nil {
+		if rel, err := filepath.Rel(wd, p); err == nil && !strings.HasPrefix(rel, "..") {
+			return rel
+		}
+	}
+	return p
+}
+
+var _ io.Writer = (*tabwriter.Writer)(nil)

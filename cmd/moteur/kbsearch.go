@@ -1,0 +1,73 @@
+package main
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/moteur/moteur/kb"
+)
+
+func (c *cli) kbSearchCmd(g *globalFlags) *cobra.Command {
+	var mode string
+	var limit int
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "search NAME QUERY...",
+		Short: "Search a knowledge base as the agent's search_knowledge does",
+		Long: "Search a knowledge base (NAME, or several separated by commas) and print the passages found, best first.\n" +
+			"Modes: hybrid (default: vectors and keywords fused), semantic, keyword (exact terms, codes, identifiers).",
+		Example: "  moteur kb search docs \"délai de préavis\"\n  moteur kb search docs ERR_4012 --mode keyword --json",
+		Args:    cobra.MinimumNArgs(2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			m, err := kb.ParseMode(mode)
+			if err != nil {
+				return usageErrorf("--mode: %v", err)
+			}
+			q := kb.Query{Text: strings.Join(args[1:], " "), Mode: m, Bases: strings.Split(args[0], ","), Limit: limit}
+			return c.withKB(cmd.Context(), g, func(s *kb.Store, _ *settings) error {
+				res, err := s.Search(cmd.Context(), q)
+				if err != nil {
+					return kbError(err)
+				}
+				if asJSON {
+					return c.writeJSON(res)
+				}
+				c.printHits(res, cmd.Flags().Changed("mode"))
+				return nil
+			})
+		},
+	}
+	cmd.Flags().StringVar(&mode, "mode", "hybrid", "hybrid, semantic or keyword")
+	cmd.Flags().IntVar(&limit, "limit", 0, "number of passages (default 10, at most 30)")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the result as JSON (hits, requested_mode, mode_fallbacks…)")
+	return cmd
+}
+
+// printHits shows a search's passages; the mode fallbacks only when the
+// user chose the mode (a base without vectors searched by keywords under
+// the default mode is no news).
+func (c *cli) printHits(res kb.Result, modeChosen bool) {
+	for _, f := range res.Fallbacks {
+		if modeChosen {
+			fmt.Fprintf(c.stdout, "note: %s searched in %s mode instead of %s: %s\n", f.Base, f.To, f.From, f.Reason)
+		}
+	}
+	if len(res.Hits) == 0 {
+		fmt.Fprintln(c.stdout, "No passage found.")
+		if res.Hint != "" {
+			fmt.Fprintln(c.stdout, res.Hint)
+		}
+		return
+	}
+	for i, h := range res.Hits {
+		where := filepath.Base(h.Path)
+		if h.Headings != "" {
+			where += " › " + h.Headings
+		}
+		fmt.Fprintf(c.stdout, "%d. %s — %s  (score %.2f)\n", i+1, h.Title, where, h.Score)
+		fmt.Fprintf(c.stdout, "   %s\n\n", oneLine(h.Text, 300))
+	}
+}

@@ -1,0 +1,161 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/moteur/moteur/classify"
+	"github.com/moteur/moteur/config"
+	"github.com/moteur/moteur/kb"
+	"github.com/moteur/moteur/llm"
+	"github.com/moteur/moteur/policy"
+	"github.com/moteur/moteur/provider/openai"
+	"github.com/moteur/moteur/session"
+	"github.com/moteur/moteur/tools"
+	kbtools "github.com/moteur/moteur/tools/kb"
+)
+
+// openKB opens the knowledge bases of $MOTEUR_HOME with the embedding and
+// rerank models of the configuration, each behind the outbound check: a
+// document's text goes to an embedding server only where a model request
+// could go.
+func (c *cli) openKB(ctx context.Context, st *settings) (*kb.Store, error) {
+	home, err := dataDir(c.env)
+	if err != nil {
+		return nil, err
+	}
+	out, err := outboundFor(st)
+	if err != nil {
+		return nil, failure(err)
+	}
+	kc := kb.Config{Path: session.DefaultPath(home)}
+	if e := st.cfg.Embedding; e.Model != "" {
+		if e.BaseURL == "" {
+			return nil, configError(fmt.Errorf("embedding model %s has no server: set MOTEUR_EMBED_BASE_URL or MOTEUR_BASE_URL", e.Model))
+		}
+		em, err := openai.NewEmbedder(openai.EmbedConfig{BaseURL: e.BaseURL, APIKey: e.APIKey, Model: e.Model})
+		if err != nil {
+			return nil, configError(fmt.Errorf("embedding model: %w", err))
+		}
+		kc.Embedder = &checkedEmbedder{inner: em, out: out, dst: endpointDest("embeddings", e, st.cfg)}
+	}
+	if r := st.cfg.Rerank; r.Model != "" {
+		if r.BaseURL == "" {
+			return nil, configError(fmt.Errorf("rerank model %s has no server: set MOTEUR_RERANK_BASE_URL or MOTEUR_BASE_URL", r.Model))
+		}
+		rr, err := openai.NewReranker(openai.RerankConfig{BaseURL: r.BaseURL, APIKey: r.APIKey, Model: r.Model})
+		if err != nil {
+			return nil, configError(fmt.Errorf("rerank model: %w", err))
+		}
+		kc.Reranker = &checkedReranker{inner: rr, out: out, dst: endpointDest("rerank", r, st.cfg)}
+	}
+	s, err := kb.Open(ctx, kc)
+	if err != nil {
+		return nil, failure(err)
+	}
+	return s, nil
+}
+
+// outboundFor is the pre-send check of the configuration: the
+// organisation's hosts, the allowlists, the profile, the markings.
+func outboundFor(st *settings) (*policy.Outbound, error) {
+	cfg := st.cfg
+	cl, err := classifierOf(cfg)
+	if err != nil {
+		return nil, err
+	}
+	oc := policy.OutboundConfig{Allowlists: cfg.Allowlists, Classifier: cl,
+		RequireAllowlist: cfg.Profile.RequireAllowlist, LocalOnly: cfg.Profile.LocalOnly}
+	if cfg.Policy != nil {
+		oc.OrgHosts, oc.OrgPath = cfg.Policy.AllowedHosts, cfg.Policy.Path
+	}
+	return policy.NewOutbound(oc)
+}
+
+// endpointDest describes an embedding or rerank server as a destination.
+// It is local when it is a local provider's server.
+func endpointDest(what string, e config.Endpoint, cfg *config.Config) policy.Destination {
+	d := policy.Destination{Provider: what + " (" + e.Model + ")", Endpoint: e.BaseURL}
+	for _, p := range cfg.Providers {
+		if p.Local && strings.TrimRight(p.BaseURL, "/") == strings.TrimRight(e.BaseURL, "/") {
+			d.Local = true
+		}
+	}
+	return d
+}
+
+// asMessages presents texts to the outbound check as what they are: user
+// content about to leave the machine.
+func asMessages(texts ...string) []llm.Message {
+	msgs := make([]llm.Message, len(texts))
+	for i, t := range texts {
+		msgs[i] = llm.Message{Role: llm.RoleUser, Content: t}
+	}
+	return msgs
+}
+
+// checkedEmbedder checks every batch before it is sent.
+type checkedEmbedder struct {
+	inner *openai.Embedder
+	out   *policy.Outbound
+	dst   policy.Destination
+}
+
+func (c *checkedEmbedder) Model() string { return c.inner.Model() }
+
+func (c *checkedEmbedder) Embed(ctx context.Context, texts []string) ([][]float32, error) {
+	if err := c.out.Check(c.dst, asMessages(texts...)); err != nil {
+		return nil, err
+	}
+	return c.inner.Embed(ctx, texts)
+}
+
+// checkedReranker checks every request before it is sent.
+type checkedReranker struct {
+	inner *openai.Reranker
+	out   *policy.Outbound
+	dst   policy.Destination
+}
+
+func (c *checkedReranker) Model() string { return c.inner.Model() }
+
+func (c *checkedReranker) Rerank(ctx context.Context, query string, docs []string) ([]float64, error) {
+	if err := c.out.Check(c.dst, asMessages(append([]string{query}, docs...)...)); err != nil {
+		return nil, err
+	}
+	return c.inner.Rerank(ctx, query, docs)
+}
+
+// classifierOf compiles the configuration's classification rules (the
+// built-in markings always apply).
+func classifierOf(cfg *config.Config) (*classify.Classifier, error) {
+	cl, err := classify.New(classify.Rules{Paths: cfg.ClassifyPaths, Markings: cfg.ClassifyMarkings})
+	if err != nil {
+		return nil, fmt.Errorf("classification rules: %w", err)
+	}
+	return cl, nil
+}
+
+// knowledgeTools opens the knowledge bases of --kb and gives the agent
+// their tools; nil without --kb. Every base named must exist.
+func (c *cli) knowledgeTools(ctx context.Context, st *settings, bases []string, reg *tools.Registry) (*kb.Store, error) {
+	if len(bases) == 0 {
+		return nil, nil
+	}
+	s, err := c.openKB(ctx, st)
+	if err != nil {
+		return nil, err
+	}
+	for _, b := range bases {
+		if _, err := s.Base(ctx, b); err != nil {
+			s.Close()
+			return nil, kbError(err)
+		}
+	}
+	if err := kbtools.Register(reg, kbtools.Config{Store: s, Bases: bases}); err != nil {
+		s.Close()
+		return nil, failure(err)
+	}
+	return s, nil
+}

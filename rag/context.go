@@ -1,0 +1,69 @@
+package rag
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/moteur/moteur/cite"
+	"github.com/moteur/moteur/event"
+	"github.com/moteur/moteur/kb"
+	"github.com/moteur/moteur/provider/extractive"
+)
+
+// Citation is a passage given to the model, under its alias.
+type Citation = cite.Ref
+
+// passages is the context of one answer: the hits under their aliases.
+type passages struct {
+	table   *cite.Table
+	sources []Citation
+	prompt  []extractive.Source
+}
+
+// newContext gives each hit an alias (c1, c2… in rank order).
+func newContext(res kb.Result) *passages {
+	p := &passages{table: cite.NewTable()}
+	for _, h := range res.Hits {
+		r := cite.Ref{Kind: cite.Chunk, ID: h.Chunk, Base: h.Base, BaseName: h.BaseName, Document: h.Document,
+			Title: h.Title, Path: h.Path, Headings: h.Headings, Score: h.Score}
+		r.Alias = p.table.Alias(r)
+		p.sources = append(p.sources, r)
+		p.prompt = append(p.prompt, extractive.Source{ID: r.Alias, Title: h.Title, Headings: h.Headings, Text: body(h.Text)})
+	}
+	return p
+}
+
+func (p *passages) retrieved(query string, res kb.Result) event.KnowledgeRetrievedPayload {
+	k := event.KnowledgeRetrievedPayload{Query: query, RequestedMode: string(res.RequestedMode),
+		References: refs(p.sources), Candidates: res.Candidates, Reranked: res.Reranked,
+		RerankRejected: res.RerankRejected, Hint: res.Hint}
+	for _, f := range res.Fallbacks {
+		k.Fallbacks = append(k.Fallbacks, fmt.Sprintf("%s: %s → %s (%s)", f.Base, f.From, f.To, f.Reason))
+	}
+	return k
+}
+
+// cited maps the aliases text cites back to the passages.
+func (p *passages) cited(text string) []Citation { return p.table.Citations(text) }
+
+func refs(c []Citation) []cite.Ref {
+	if c == nil {
+		return []cite.Ref{}
+	}
+	return c
+}
+
+// body is a passage without its leading Markdown heading lines: the
+// heading path travels in the source's headings attribute, and a heading
+// glued to the first sentence would read as part of it.
+func body(text string) string {
+	rest := strings.TrimLeft(text, "\n")
+	for strings.HasPrefix(rest, "#") {
+		_, after, found := strings.Cut(rest, "\n")
+		if !found {
+			return text // only headings: keep them, there is nothing else
+		}
+		rest = strings.TrimLeft(after, "\n")
+	}
+	return rest
+}

@@ -1,0 +1,114 @@
+package rag
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/moteur/moteur/event"
+	"github.com/moteur/moteur/i18n"
+	"github.com/moteur/moteur/llm"
+	"github.com/moteur/moteur/policy"
+	"github.com/moteur/moteur/provider"
+	"github.com/moteur/moteur/provider/extractive"
+	"github.com/moteur/moteur/routing"
+)
+
+// generate writes the answer: with the first model that may receive the
+// passages and answers, else extractively.
+func (p *Pipeline) generate(ctx context.Context, question string, history []llm.Message, pc *passages, hint string, emit Emit) (Answer, error) {
+	msgs := append(textOnly(history),
+		llm.Message{Role: llm.RoleUser, Content: extractive.FormatPrompt(pc.prompt, question)})
+	req := llm.Request{Messages: append([]llm.Message{{Role: llm.RoleSystem, Content: i18n.QuickAnswerPrompt(p.cfg.Lang)}}, msgs...),
+		MaxTokens: p.cfg.MaxTokens}
+	if len(pc.sources) == 0 {
+		return p.nothingFound(hint, emit), nil
+	}
+	if p.cfg.Router != nil {
+		a, err := p.withModel(ctx, req, emit)
+		if err == nil || !errors.Is(err, policy.ErrRefused) {
+			return a, err
+		}
+		emit(event.Warning, event.WarningPayload{Kind: "outbound",
+			Message: "no configured model may receive these passages (" + err.Error() + "): answered by quoting them, nothing was sent"}, false)
+	}
+	return p.stream(ctx, p.extractiveProvider(), req, emit, true)
+}
+
+// withModel tries the router's candidates in order: one refused by the
+// outbound policy or failing transiently gives way to the next.
+func (p *Pipeline) withModel(ctx context.Context, req llm.Request, emit Emit) (Answer, error) {
+	var errs []error
+	for _, c := range p.cfg.Router.Candidates(false) {
+		if err := p.check(c, req.Messages); err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		a, err := p.stream(ctx, c.Provider, req, emit, false)
+		if err == nil {
+			return a, nil
+		}
+		var pe *provider.Error
+		if !errors.As(err, &pe) || pe.Kind != provider.Transient {
+			return Answer{}, err
+		}
+		errs = append(errs, err)
+	}
+	return Answer{}, errors.Join(errs...)
+}
+
+func (p *Pipeline) check(c routing.Candidate, msgs []llm.Message) error {
+	if p.cfg.Outbound == nil {
+		return nil
+	}
+	return p.cfg.Outbound.Check(policy.Destination{Provider: c.Provider.Name(), Endpoint: c.Endpoint, Local: c.Local}, msgs)
+}
+
+// stream runs one generation, relaying its text as AssistantDelta events.
+func (p *Pipeline) stream(ctx context.Context, pr provider.Provider, req llm.Request, emit Emit, extractive bool) (Answer, error) {
+	resp, err := pr.Stream(ctx, req, func(d llm.Delta) {
+		if d.Text != "" {
+			emit(event.AssistantDelta, event.DeltaPayload{Text: d.Text, Round: 1}, true)
+		}
+	})
+	if err != nil {
+		return Answer{}, fmt.Errorf("%s: %w", pr.Name(), err)
+	}
+	model := resp.Model
+	if model == "" {
+		model = pr.Model()
+	}
+	return Answer{Text: strings.TrimSpace(resp.Text), Provider: pr.Name(), Model: model, Extractive: extractive,
+		Usage: usageOf(resp)}, nil
+}
+
+func usageOf(r llm.Response) llm.Usage {
+	if r.Usage == nil {
+		return llm.Usage{}
+	}
+	return *r.Usage
+}
+
+// textOnly keeps the user and assistant text of a conversation: the tool
+// traffic of agent turns does not help a one-shot answer.
+func textOnly(history []llm.Message) []llm.Message {
+	var out []llm.Message
+	for _, m := range history {
+		if (m.Role == llm.RoleUser || m.Role == llm.RoleAssistant) && strings.TrimSpace(m.Content) != "" {
+			out = append(out, llm.Message{Role: m.Role, Content: m.Content, Remote: m.Remote})
+		}
+	}
+	return out
+}
+
+// nothingFound answers, without a model, that retrieval found nothing: a
+// model given no source could only guess.
+func (p *Pipeline) nothingFound(hint string, emit Emit) Answer {
+	text := i18n.T(p.cfg.Lang, i18n.NoPassage)
+	if hint != "" {
+		text += "\n\n" + hint
+	}
+	emit(event.AssistantDelta, event.DeltaPayload{Text: text, Round: 1}, true)
+	return Answer{Text: text, Provider: "moteur", Model: "none", Extractive: true}
+}

@@ -1,0 +1,149 @@
+// Package rag is the quick-answer pipeline of seed 000 ("RAG classique"):
+// the question (rewritten to stand alone when there is a conversation and
+// a model), one retrieval over the knowledge bases (hybrid, reranked, MMR:
+// package kb), the passages put in a context under their aliases (cN), and
+// one generation that cites them. With no model configured, or when no
+// configured model may receive the passages (classified content and no
+// local model), provider/extractive answers by quoting the passages.
+//
+// The pipeline reports what it does as events (UserMessage,
+// KnowledgeRetrieved, AssistantDelta, AssistantMessage with its citations,
+// TurnCompleted), like a turn of the agent loop, so the same renderers and
+// stores serve both modes. A Pipeline is safe for concurrent use.
+package rag
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/moteur/moteur/event"
+	"github.com/moteur/moteur/i18n"
+	"github.com/moteur/moteur/kb"
+	"github.com/moteur/moteur/llm"
+	"github.com/moteur/moteur/policy"
+	"github.com/moteur/moteur/provider/extractive"
+	"github.com/moteur/moteur/routing"
+)
+
+// Searcher finds passages (*kb.Store).
+type Searcher interface {
+	Search(ctx context.Context, q kb.Query) (kb.Result, error)
+}
+
+// Config configures a Pipeline. Store is required; zero values are
+// defaults.
+type Config struct {
+	Store Searcher
+	// Bases are the knowledge bases searched; empty means all.
+	Bases []string
+	// Mode is the search mode; "" is hybrid.
+	Mode kb.Mode
+	// Passages is how many passages the generation reads; 0 means 6.
+	Passages int
+	// Router holds the models to answer with, in order; nil means no
+	// model: the extractive provider answers.
+	Router *routing.Router
+	// Outbound checks every request before it is sent; nil checks nothing
+	// (tests).
+	Outbound *policy.Outbound
+	Lang     i18n.Lang
+	// MaxTokens caps the answer; 0 means 2048 (seed 000's quick-answer
+	// default).
+	MaxTokens int
+}
+
+// Defaults.
+const (
+	DefaultPassages  = 6
+	DefaultMaxTokens = 2048
+)
+
+// Pipeline answers questions from knowledge bases.
+type Pipeline struct {
+	cfg Config
+}
+
+// New checks cfg and returns a Pipeline.
+func New(cfg Config) (*Pipeline, error) {
+	if cfg.Store == nil {
+		return nil, errors.New("quick answer: no knowledge base store")
+	}
+	if cfg.Passages <= 0 {
+		cfg.Passages = DefaultPassages
+	}
+	if cfg.MaxTokens <= 0 {
+		cfg.MaxTokens = DefaultMaxTokens
+	}
+	return &Pipeline{cfg: cfg}, nil
+}
+
+// Emit receives the pipeline's events: a payload of the event package and
+// whether it is ephemeral (a streamed delta).
+type Emit func(t event.Type, payload any, ephemeral bool)
+
+// Answer is the outcome of one question.
+type Answer struct {
+	Text string
+	// Query is what was searched (the question or its rewrite).
+	Query string
+	// Citations are the passages the text cites; Sources all those it was
+	// given.
+	Citations []Citation
+	Sources   []Citation
+	Provider  string
+	Model     string
+	// Extractive reports that no model wrote the answer.
+	Extractive bool
+	Usage      llm.Usage
+}
+
+// Ask answers question, given the conversation so far (history, possibly
+// empty), reporting events to emit (nil: none).
+func (p *Pipeline) Ask(ctx context.Context, question string, history []llm.Message, emit Emit) (Answer, error) {
+	if emit == nil {
+		emit = func(event.Type, any, bool) {}
+	}
+	emit(event.UserMessage, event.UserMessagePayload{Text: question}, false)
+	query := p.rewrite(ctx, question, history, emit)
+	res, err := p.cfg.Store.Search(ctx, kb.Query{Text: query, Mode: p.cfg.Mode, Bases: p.cfg.Bases, Limit: p.cfg.Passages})
+	if err != nil {
+		p.fail(emit, err)
+		return Answer{}, fmt.Errorf("quick answer: %w", err)
+	}
+	ctxt := newContext(res)
+	emit(event.KnowledgeRetrieved, ctxt.retrieved(query, res), false)
+	a, err := p.generate(ctx, question, history, ctxt, res.Hint, emit)
+	if err != nil {
+		p.fail(emit, err)
+		return Answer{}, fmt.Errorf("quick answer: %w", err)
+	}
+	a.Query, a.Sources = query, ctxt.sources
+	a.Citations = ctxt.cited(a.Text)
+	emit(event.AssistantMessage, event.AssistantMessagePayload{Text: a.Text, Finish: llm.FinishStop, Round: 1,
+		Usage: usagePtr(a.Usage), Provider: a.Provider, Model: a.Model, Citations: refs(a.Citations),
+		Synthetic: a.Extractive}, false)
+	emit(event.TurnCompleted, event.TurnCompletedPayload{Reason: event.StopNatural, Answer: a.Text, Rounds: 1,
+		Usage: a.Usage}, false)
+	return a, nil
+}
+
+func (p *Pipeline) fail(emit Emit, err error) {
+	kind := "internal"
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		kind = "cancelled"
+	}
+	emit(event.Error, event.ErrorPayload{Message: err.Error(), Kind: kind}, false)
+}
+
+func usagePtr(u llm.Usage) *llm.Usage {
+	if u == (llm.Usage{}) {
+		return nil
+	}
+	return &u
+}
+
+// extractiveProvider answers without a model.
+func (p *Pipeline) extractiveProvider() *extractive.Provider {
+	return extractive.New(extractive.Config{Lang: string(p.cfg.Lang.Normalize())})
+}
