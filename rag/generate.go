@@ -17,35 +17,35 @@ import (
 
 // generate writes the answer: with the first model that may receive the
 // passages and answers, else extractively.
-func (p *Pipeline) generate(ctx context.Context, question string, history []llm.Message, pc *passages, hint string, emit Emit) (Answer, error) {
+func (p *Pipeline) generate(ctx context.Context, question string, history []llm.Message, pc *passages, hint string, rec *recorder) (Answer, error) {
 	msgs := append(textOnly(history),
 		llm.Message{Role: llm.RoleUser, Content: extractive.FormatPrompt(pc.prompt, question)})
 	req := llm.Request{Messages: append([]llm.Message{{Role: llm.RoleSystem, Content: i18n.QuickAnswerPrompt(p.cfg.Lang)}}, msgs...),
 		MaxTokens: p.cfg.MaxTokens}
 	if len(pc.sources) == 0 {
-		return p.nothingFound(hint, emit), nil
+		return p.nothingFound(hint, rec), nil
 	}
 	if p.cfg.Router != nil {
-		a, err := p.withModel(ctx, req, emit)
+		a, err := p.withModel(ctx, req, rec)
 		if err == nil || !errors.Is(err, policy.ErrRefused) {
 			return a, err
 		}
-		emit(event.Warning, event.WarningPayload{Kind: "outbound",
+		rec.event(event.Warning, event.WarningPayload{Kind: "outbound",
 			Message: "no configured model may receive these passages (" + err.Error() + "): answered by quoting them, nothing was sent"}, false)
 	}
-	return p.stream(ctx, p.extractiveProvider(), req, emit, true)
+	return p.stream(ctx, p.extractiveProvider(), req, rec, true)
 }
 
 // withModel tries the router's candidates in order: one refused by the
 // outbound policy or failing transiently gives way to the next.
-func (p *Pipeline) withModel(ctx context.Context, req llm.Request, emit Emit) (Answer, error) {
+func (p *Pipeline) withModel(ctx context.Context, req llm.Request, rec *recorder) (Answer, error) {
 	var errs []error
 	for _, c := range p.cfg.Router.Candidates(false) {
 		if err := p.check(c, req.Messages); err != nil {
 			errs = append(errs, err)
 			continue
 		}
-		a, err := p.stream(ctx, c.Provider, req, emit, false)
+		a, err := p.stream(ctx, c.Provider, req, rec, false)
 		if err == nil {
 			return a, nil
 		}
@@ -66,10 +66,10 @@ func (p *Pipeline) check(c routing.Candidate, msgs []llm.Message) error {
 }
 
 // stream runs one generation, relaying its text as AssistantDelta events.
-func (p *Pipeline) stream(ctx context.Context, pr provider.Provider, req llm.Request, emit Emit, extractive bool) (Answer, error) {
+func (p *Pipeline) stream(ctx context.Context, pr provider.Provider, req llm.Request, rec *recorder, extractive bool) (Answer, error) {
 	resp, err := pr.Stream(ctx, req, func(d llm.Delta) {
 		if d.Text != "" {
-			emit(event.AssistantDelta, event.DeltaPayload{Text: d.Text, Round: 1}, true)
+			rec.event(event.AssistantDelta, event.DeltaPayload{Text: d.Text, Round: 1}, true)
 		}
 	})
 	if err != nil {
@@ -104,11 +104,11 @@ func textOnly(history []llm.Message) []llm.Message {
 
 // nothingFound answers, without a model, that retrieval found nothing: a
 // model given no source could only guess.
-func (p *Pipeline) nothingFound(hint string, emit Emit) Answer {
+func (p *Pipeline) nothingFound(hint string, rec *recorder) Answer {
 	text := i18n.T(p.cfg.Lang, i18n.NoPassage)
 	if hint != "" {
 		text += "\n\n" + hint
 	}
-	emit(event.AssistantDelta, event.DeltaPayload{Text: text, Round: 1}, true)
+	rec.event(event.AssistantDelta, event.DeltaPayload{Text: text, Round: 1}, true)
 	return Answer{Text: text, Provider: "moteur", Model: "none", Extractive: true}
 }

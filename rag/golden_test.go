@@ -48,13 +48,14 @@ func TestGoldenQuickAnswer(t *testing.T) {
 		t.Fatal(err)
 	}
 	var got bytes.Buffer
-	emit := func(typ event.Type, payload any, ephemeral bool) {
+	emit := func(typ event.Type, payload any, ephemeral bool) error {
 		b, err := json.Marshal(map[string]any{"type": typ, "ephemeral": ephemeral, "payload": payload})
 		if err != nil {
 			t.Fatal(err)
 		}
 		got.Write(bytes.ReplaceAll(b, []byte(dir), []byte("$DIR")))
 		got.WriteByte('\n')
+		return nil
 	}
 	if _, err := p.Ask(context.Background(), "Combien de jours de congés payés par an ?", nil, emit); err != nil {
 		t.Fatal(err)

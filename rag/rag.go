@@ -79,8 +79,28 @@ func New(cfg Config) (*Pipeline, error) {
 }
 
 // Emit receives the pipeline's events: a payload of the event package and
-// whether it is ephemeral (a streamed delta).
-type Emit func(t event.Type, payload any, ephemeral bool)
+// whether it is ephemeral (a streamed delta). An error recording a persisted
+// event stops the pipeline before anything more happens, above all before
+// anything is sent to a model: what is not in the audit log must not occur.
+type Emit func(t event.Type, payload any, ephemeral bool) error
+
+// ErrRecord wraps the error of an Emit that failed to record an event.
+var ErrRecord = errors.New("recording the quick answer's events")
+
+// recorder keeps the first failure of an Emit.
+type recorder struct {
+	emit Emit
+	err  error
+}
+
+func (r *recorder) event(t event.Type, payload any, ephemeral bool) {
+	if r.err != nil {
+		return
+	}
+	if err := r.emit(t, payload, ephemeral); err != nil && !ephemeral {
+		r.err = fmt.Errorf("%w: %w", ErrRecord, err)
+	}
+}
 
 // Answer is the outcome of one question.
 type Answer struct {
@@ -102,38 +122,57 @@ type Answer struct {
 // empty), reporting events to emit (nil: none).
 func (p *Pipeline) Ask(ctx context.Context, question string, history []llm.Message, emit Emit) (Answer, error) {
 	if emit == nil {
-		emit = func(event.Type, any, bool) {}
+		emit = func(event.Type, any, bool) error { return nil }
 	}
-	emit(event.UserMessage, event.UserMessagePayload{Text: question}, false)
-	query := p.rewrite(ctx, question, history, emit)
+	rec := &recorder{emit: emit}
+	a, err := p.ask(ctx, question, history, rec)
+	if err == nil {
+		err = rec.err
+	}
+	if err != nil {
+		if !errors.Is(err, ErrRecord) {
+			p.fail(rec, err)
+		}
+		return Answer{}, fmt.Errorf("quick answer: %w", err)
+	}
+	return a, nil
+}
+
+func (p *Pipeline) ask(ctx context.Context, question string, history []llm.Message, rec *recorder) (Answer, error) {
+	rec.event(event.UserMessage, event.UserMessagePayload{Text: question}, false)
+	if rec.err != nil {
+		return Answer{}, rec.err
+	}
+	query := p.rewrite(ctx, question, history, rec)
 	res, err := p.cfg.Store.Search(ctx, kb.Query{Text: query, Mode: p.cfg.Mode, Bases: p.cfg.Bases, Limit: p.cfg.Passages})
 	if err != nil {
-		p.fail(emit, err)
-		return Answer{}, fmt.Errorf("quick answer: %w", err)
+		return Answer{}, err
 	}
 	ctxt := newContext(res)
-	emit(event.KnowledgeRetrieved, ctxt.retrieved(query, res), false)
-	a, err := p.generate(ctx, question, history, ctxt, res.Hint, emit)
+	rec.event(event.KnowledgeRetrieved, ctxt.retrieved(query, res), false)
+	if rec.err != nil {
+		return Answer{}, rec.err
+	}
+	a, err := p.generate(ctx, question, history, ctxt, res.Hint, rec)
 	if err != nil {
-		p.fail(emit, err)
-		return Answer{}, fmt.Errorf("quick answer: %w", err)
+		return Answer{}, err
 	}
 	a.Query, a.Sources = query, ctxt.sources
 	a.Citations = ctxt.cited(a.Text)
-	emit(event.AssistantMessage, event.AssistantMessagePayload{Text: a.Text, Finish: llm.FinishStop, Round: 1,
+	rec.event(event.AssistantMessage, event.AssistantMessagePayload{Text: a.Text, Finish: llm.FinishStop, Round: 1,
 		Usage: usagePtr(a.Usage), Provider: a.Provider, Model: a.Model, Citations: refs(a.Citations),
 		Synthetic: a.Extractive}, false)
-	emit(event.TurnCompleted, event.TurnCompletedPayload{Reason: event.StopNatural, Answer: a.Text, Rounds: 1,
+	rec.event(event.TurnCompleted, event.TurnCompletedPayload{Reason: event.StopNatural, Answer: a.Text, Rounds: 1,
 		Usage: a.Usage}, false)
 	return a, nil
 }
 
-func (p *Pipeline) fail(emit Emit, err error) {
+func (p *Pipeline) fail(rec *recorder, err error) {
 	kind := "internal"
 	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		kind = "cancelled"
 	}
-	emit(event.Error, event.ErrorPayload{Message: err.Error(), Kind: kind}, false)
+	rec.event(event.Error, event.ErrorPayload{Message: err.Error(), Kind: kind}, false)
 }
 
 func usagePtr(u llm.Usage) *llm.Usage {

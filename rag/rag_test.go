@@ -2,6 +2,7 @@ package rag_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -55,11 +56,12 @@ type recorded struct {
 	events []any
 }
 
-func (r *recorded) emit(t event.Type, p any, ephemeral bool) {
+func (r *recorded) emit(t event.Type, p any, ephemeral bool) error {
 	if !ephemeral {
 		r.types = append(r.types, t)
 	}
 	r.events = append(r.events, p)
+	return nil
 }
 
 func (r *recorded) payload(t *testing.T, want func(any) bool) any {
@@ -298,5 +300,33 @@ func TestPermanentFailureIsAnError(t *testing.T) {
 	}
 	if rec.types[len(rec.types)-1] != event.Error {
 		t.Fatalf("events %v do not end with the error", rec.types)
+	}
+}
+
+// When an event cannot be recorded (the audit log's disk is full), the
+// pipeline stops there: nothing is sent to the model.
+func TestRecordFailureStopsBeforeTheModel(t *testing.T) {
+	srv := openaitest.NewServer(t) // any request fails the test
+	p, err := rag.New(rag.Config{Store: freshStore(t), Router: router(t, srv, false)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var seen []event.Type
+	emit := func(typ event.Type, _ any, ephemeral bool) error {
+		seen = append(seen, typ)
+		if typ == event.KnowledgeRetrieved {
+			return errors.New("disk full")
+		}
+		return nil
+	}
+	_, err = p.Ask(context.Background(), "jours de congés payés", nil, emit)
+	if !errors.Is(err, rag.ErrRecord) || !strings.Contains(err.Error(), "disk full") {
+		t.Fatalf("err = %v", err)
+	}
+	if fmt.Sprint(seen) != fmt.Sprint([]event.Type{event.UserMessage, event.KnowledgeRetrieved}) {
+		t.Fatalf("events after the failure: %v", seen)
+	}
+	if n := len(srv.Requests()); n != 0 {
+		t.Fatalf("%d requests sent after the failure", n)
 	}
 }

@@ -17,7 +17,7 @@ const maxRewrite = 500
 // conversation and a model may read it; otherwise, or on any failure, the
 // question is searched as asked (a failed rewrite is a warning, not an
 // error: retrieval still works).
-func (p *Pipeline) rewrite(ctx context.Context, question string, history []llm.Message, emit Emit) string {
+func (p *Pipeline) rewrite(ctx context.Context, question string, history []llm.Message, rec *recorder) string {
 	convo := textOnly(history)
 	if p.cfg.Router == nil || len(convo) == 0 {
 		return question
@@ -31,7 +31,7 @@ func (p *Pipeline) rewrite(ctx context.Context, question string, history []llm.M
 		}
 		resp, err := c.Provider.Stream(ctx, req, func(llm.Delta) {})
 		if err != nil {
-			emit(event.Warning, event.WarningPayload{Kind: "rewrite", Message: "question not rewritten: " + err.Error()}, false)
+			rec.event(event.Warning, event.WarningPayload{Kind: "rewrite", Message: "question not rewritten: " + err.Error()}, false)
 			return question
 		}
 		q := strings.TrimSpace(resp.Text)

@@ -116,8 +116,10 @@ func (c *cli) askSession(ctx context.Context, f *askFlags, lang i18n.Lang, p *ra
 	}
 	rec.view = v
 	if len(ls.past) == 0 {
-		rec.emit(event.SessionStarted, event.SessionStartedPayload{Provider: "quick-answer", Model: "rag",
-			Tools: []string{}, Lang: string(lang.Normalize())}, false)
+		if err := rec.emit(event.SessionStarted, event.SessionStartedPayload{Provider: "quick-answer", Model: "rag",
+			Tools: []string{}, Lang: string(lang.Normalize())}, false); err != nil {
+			return failure(errors.Join(err, ls.close()))
+		}
 	}
 	_, askErr := p.Ask(ctx, question, historyOf(ls.past), rec.emit)
 	err = errors.Join(rec.err, v.finish(), ls.close())
@@ -145,24 +147,25 @@ type recorder struct {
 	err   error
 }
 
-func (r *recorder) emit(t event.Type, payload any, ephemeral bool) {
+func (r *recorder) emit(t event.Type, payload any, ephemeral bool) error {
 	ev := event.Event{Type: t, SessionID: r.id, Time: r.now().UTC(), Payload: payload, Ephemeral: ephemeral}
 	if !ephemeral {
 		r.seq++
 		ev.Seq = r.seq
 	}
 	ev = event.MaskEvent(ev)
-	if !ephemeral && r.err == nil {
+	if !ephemeral {
 		for _, s := range r.sinks {
 			if err := s.Write(r.ctx, ev); err != nil {
-				r.err = fmt.Errorf("record event %d: %w", ev.Seq, err)
-				break
+				return fmt.Errorf("record event %d: %w", ev.Seq, err)
 			}
 		}
 	}
+	// A view that cannot write (a closed pipe) does not stop the record.
 	if err := r.view.event(ev); err != nil && r.err == nil {
 		r.err = err
 	}
+	return nil
 }
 
 func lastSeq(past []event.Event) uint64 {
