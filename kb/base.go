@@ -117,7 +117,7 @@ func (s *Store) Create(ctx context.Context, name string, opt CreateOptions) (Bas
 		return Base{}, fmt.Errorf("create knowledge base %s: %w", name, err)
 	}
 	b := Base{ID: "kb-" + s.newID(), Name: name, Description: opt.Description, Analyzer: opt.Analyzer,
-		Keyword: !opt.NoKeyword, Chunking: opt.Chunking}
+		Keyword: !opt.NoKeyword, Chunking: opt.Chunking.Resolved()}
 	if b.Analyzer == "" {
 		b.Analyzer = AnalyzerMoteur
 	}
@@ -138,7 +138,7 @@ func (s *Store) Create(ctx context.Context, name string, opt CreateOptions) (Bas
 			return err
 		}
 		if taken > 0 {
-			return fmt.Errorf("knowledge base %s %w", name, ErrExists)
+			return ErrExists
 		}
 		res, err := tx.ExecContext(ctx, `INSERT INTO kbs (id, name, description, analyzer, keyword, embed_model,
 			chunk_size, chunk_overlap, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,

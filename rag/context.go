@@ -20,9 +20,10 @@ type passages struct {
 	prompt  []extractive.Source
 }
 
-// newContext gives each hit an alias (c1, c2… in rank order).
-func newContext(res kb.Result) *passages {
-	p := &passages{table: cite.NewTable()}
+// newContext gives each hit its alias in table (c1, c2… in rank order in a
+// new table).
+func newContext(res kb.Result, table *cite.Table) *passages {
+	p := &passages{table: table}
 	for _, h := range res.Hits {
 		r := cite.Ref{Kind: cite.Chunk, ID: h.Chunk, Base: h.Base, BaseName: h.BaseName, Document: h.Document,
 			Title: h.Title, Path: h.Path, Headings: h.Headings, Score: h.Score}

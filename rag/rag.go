@@ -17,11 +17,13 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/moteur/moteur/cite"
 	"github.com/moteur/moteur/event"
 	"github.com/moteur/moteur/i18n"
 	"github.com/moteur/moteur/kb"
 	"github.com/moteur/moteur/llm"
 	"github.com/moteur/moteur/policy"
+	"github.com/moteur/moteur/provider"
 	"github.com/moteur/moteur/provider/extractive"
 	"github.com/moteur/moteur/routing"
 )
@@ -120,12 +122,16 @@ type Answer struct {
 
 // Ask answers question, given the conversation so far (history, possibly
 // empty), reporting events to emit (nil: none).
-func (p *Pipeline) Ask(ctx context.Context, question string, history []llm.Message, emit Emit) (Answer, error) {
+func (p *Pipeline) Ask(ctx context.Context, question string, history []llm.Message, emit Emit, opts ...Option) (Answer, error) {
 	if emit == nil {
 		emit = func(event.Type, any, bool) error { return nil }
 	}
+	c := call{aliases: cite.NewTable()}
+	for _, o := range opts {
+		o(&c)
+	}
 	rec := &recorder{emit: emit}
-	a, err := p.ask(ctx, question, history, rec)
+	a, err := p.ask(ctx, question, history, c, rec)
 	if err == nil {
 		err = rec.err
 	}
@@ -138,7 +144,25 @@ func (p *Pipeline) Ask(ctx context.Context, question string, history []llm.Messa
 	return a, nil
 }
 
-func (p *Pipeline) ask(ctx context.Context, question string, history []llm.Message, rec *recorder) (Answer, error) {
+// Option overrides a setting for one question.
+type Option func(*call)
+
+type call struct {
+	aliases *cite.Table
+}
+
+// WithAliases gives the passages their aliases in t, the table of the
+// session the question belongs to: an alias the conversation already used
+// keeps its meaning, new passages get the next numbers.
+func WithAliases(t *cite.Table) Option {
+	return func(c *call) {
+		if t != nil {
+			c.aliases = t
+		}
+	}
+}
+
+func (p *Pipeline) ask(ctx context.Context, question string, history []llm.Message, c call, rec *recorder) (Answer, error) {
 	rec.event(event.UserMessage, event.UserMessagePayload{Text: question}, false)
 	if rec.err != nil {
 		return Answer{}, rec.err
@@ -148,7 +172,7 @@ func (p *Pipeline) ask(ctx context.Context, question string, history []llm.Messa
 	if err != nil {
 		return Answer{}, err
 	}
-	ctxt := newContext(res)
+	ctxt := newContext(res, c.aliases)
 	rec.event(event.KnowledgeRetrieved, ctxt.retrieved(query, res), false)
 	if rec.err != nil {
 		return Answer{}, rec.err
@@ -167,12 +191,25 @@ func (p *Pipeline) ask(ctx context.Context, question string, history []llm.Messa
 	return a, nil
 }
 
+// fail records the error and closes the turn, as every turn ends: with a
+// TurnCompleted saying how.
 func (p *Pipeline) fail(rec *recorder, err error) {
-	kind := "internal"
-	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
-		kind = "cancelled"
+	kind, reason := "internal", event.StopError
+	var pe *provider.Error
+	switch {
+	case errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded):
+		kind, reason = "cancelled", event.StopCancelled
+	case errors.As(err, &pe):
+		// As the loop ends a turn whose provider failed before any tool
+		// result: reason error, the error returned to the caller.
+		kind = "provider"
 	}
-	rec.event(event.Error, event.ErrorPayload{Message: err.Error(), Kind: kind}, false)
+	ep := event.ErrorPayload{Message: err.Error(), Kind: kind}
+	if pe != nil {
+		ep.Transient, ep.Status = pe.Kind == provider.Transient, pe.Status
+	}
+	rec.event(event.Error, ep, false)
+	rec.event(event.TurnCompleted, event.TurnCompletedPayload{Reason: reason}, false)
 }
 
 func usagePtr(u llm.Usage) *llm.Usage {

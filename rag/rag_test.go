@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/moteur/moteur/cite"
 	"github.com/moteur/moteur/event"
 	"github.com/moteur/moteur/i18n"
 	"github.com/moteur/moteur/kb"
@@ -298,8 +299,14 @@ func TestPermanentFailureIsAnError(t *testing.T) {
 	if _, err := p.Ask(context.Background(), "jours de congés payés", nil, rec.emit); err == nil || !strings.Contains(err.Error(), "bad key") {
 		t.Fatalf("err = %v", err)
 	}
-	if rec.types[len(rec.types)-1] != event.Error {
-		t.Fatalf("events %v do not end with the error", rec.types)
+	n := len(rec.types)
+	if n < 2 || rec.types[n-2] != event.Error || rec.types[n-1] != event.TurnCompleted {
+		t.Fatalf("events %v do not end with the error and the turn's end", rec.types)
+	}
+	ep := rec.payload(t, func(p any) bool { _, ok := p.(event.ErrorPayload); return ok }).(event.ErrorPayload)
+	tc := rec.payload(t, func(p any) bool { _, ok := p.(event.TurnCompletedPayload); return ok }).(event.TurnCompletedPayload)
+	if ep.Kind != "provider" || ep.Status != 401 || tc.Reason != event.StopError {
+		t.Fatalf("error %+v, turn %+v", ep, tc)
 	}
 }
 
@@ -328,5 +335,33 @@ func TestRecordFailureStopsBeforeTheModel(t *testing.T) {
 	}
 	if n := len(srv.Requests()); n != 0 {
 		t.Fatalf("%d requests sent after the failure", n)
+	}
+}
+
+// In one session an alias keeps its meaning: the passages of a second
+// question continue the numbering of the session's table.
+func TestAliasesContinueInASession(t *testing.T) {
+	p, err := rag.New(rag.Config{Store: freshStore(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tab := cite.NewTable()
+	first, err := p.Ask(context.Background(), "jours de congés payés par an", nil, nil, rag.WithAliases(tab))
+	if err != nil {
+		t.Fatal(err)
+	}
+	second, err := p.Ask(context.Background(), "télétravail deux jours par semaine", nil, nil, rag.WithAliases(tab))
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]string{}
+	for _, s := range append(first.Sources, second.Sources...) {
+		if id, ok := seen[s.Alias]; ok && id != s.ID {
+			t.Fatalf("alias %s names two passages: %s and %s", s.Alias, id, s.ID)
+		}
+		seen[s.Alias] = s.ID
+	}
+	if second.Sources[0].Title != "Télétravail" || second.Sources[0].Alias == "c1" {
+		t.Fatalf("second question's first source %+v", second.Sources[0])
 	}
 }

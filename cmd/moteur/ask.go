@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/moteur/moteur/cite"
 	"github.com/moteur/moteur/event"
 	"github.com/moteur/moteur/i18n"
 	"github.com/moteur/moteur/kb"
@@ -67,6 +68,13 @@ func (c *cli) ask(ctx context.Context, g *globalFlags, f *askFlags, question str
 		return err
 	}
 	defer store.Close()
+	// The bases first: a misspelt name is a usage error, and no session is
+	// stored for it.
+	for _, b := range f.bases {
+		if _, err := store.Base(ctx, b); err != nil {
+			return kbError(err)
+		}
+	}
 	cfg := rag.Config{Store: store, Bases: f.bases, Mode: mode, Lang: st.lang}
 	if len(st.cfg.Providers) > 0 {
 		first, router, err := providers(st.cfg)
@@ -88,12 +96,16 @@ func (c *cli) ask(ctx context.Context, g *globalFlags, f *askFlags, question str
 	if err != nil {
 		return failure(err)
 	}
-	return c.askSession(ctx, f, st.lang, p, question)
+	root, err := c.projectRoot()
+	if err != nil {
+		return err
+	}
+	return c.askSession(ctx, f, st.lang, root, p, question)
 }
 
 // askSession records the question and its answer as a session, then
 // renders the events.
-func (c *cli) askSession(ctx context.Context, f *askFlags, lang i18n.Lang, p *rag.Pipeline, question string) error {
+func (c *cli) askSession(ctx context.Context, f *askFlags, lang i18n.Lang, root string, p *rag.Pipeline, question string) error {
 	id := f.session
 	if id == "" {
 		var err error
@@ -117,22 +129,37 @@ func (c *cli) askSession(ctx context.Context, f *askFlags, lang i18n.Lang, p *ra
 	rec.view = v
 	if len(ls.past) == 0 {
 		if err := rec.emit(event.SessionStarted, event.SessionStartedPayload{Provider: "quick-answer", Model: "rag",
-			Tools: []string{}, Lang: string(lang.Normalize())}, false); err != nil {
+			ProjectRoot: root, Tools: []string{}, Lang: string(lang.Normalize())}, false); err != nil {
 			return failure(errors.Join(err, ls.close()))
 		}
 	}
-	_, askErr := p.Ask(ctx, question, historyOf(ls.past), rec.emit)
+	_, askErr := p.Ask(ctx, question, historyOf(ls.past), rec.emit, rag.WithAliases(aliasesOf(ls.past)))
 	err = errors.Join(rec.err, v.finish(), ls.close())
-	if !f.json && askErr == nil {
-		fmt.Fprintf(c.stderr, "moteur: session %s (continue with: moteur ask --session %s QUESTION)\n", id, id)
-	}
 	if askErr != nil {
 		return failure(askErr)
 	}
 	if err != nil {
 		return failure(err)
 	}
+	if !f.json {
+		fmt.Fprintf(c.stderr, "moteur: session %s (continue with: moteur ask --session %s QUESTION)\n", id, id)
+	}
 	return nil
+}
+
+// aliasesOf rebuilds a stored session's citation aliases from the
+// references its events carry, as Engine.Restore does.
+func aliasesOf(past []event.Event) *cite.Table {
+	t := cite.NewTable()
+	for _, ev := range past {
+		switch p := ev.Payload.(type) {
+		case event.KnowledgeRetrievedPayload:
+			t.Add(p.References...)
+		case event.ToolResultPayload:
+			t.Add(p.References...)
+		}
+	}
+	return t
 }
 
 // recorder numbers the pipeline's events, masks and records the persisted

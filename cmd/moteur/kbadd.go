@@ -1,9 +1,12 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -27,6 +30,9 @@ func (c *cli) kbAddCmd(g *globalFlags) *cobra.Command {
 				rep, err := s.Ingest(cmd.Context(), args[0], args[1:], kb.IngestOptions{Progress: bar.update})
 				bar.done()
 				if err != nil && rep.Base == "" {
+					if errors.Is(err, fs.ErrNotExist) {
+						return &statusError{code: exitUsage, err: err}
+					}
 					return kbError(err)
 				}
 				if asJSON {
@@ -55,7 +61,7 @@ func (c *cli) kbAddCmd(g *globalFlags) *cobra.Command {
 func (c *cli) ingestSummary(rep kb.IngestReport) {
 	fmt.Fprintf(c.stdout, "%s: %d added, %d updated, %d unchanged, %d failed · %d passages · %s in %s (%s)\n",
 		rep.Base, rep.Added, rep.Updated, rep.Unchanged, rep.Failed, rep.Chunks, humanBytes(rep.Bytes),
-		rep.Duration.Round(1e7), rate(rep.Bytes, rep.Duration))
+		rep.Duration.Round(time.Millisecond), rate(rep.Bytes, rep.Duration))
 	for _, f := range rep.Files {
 		if f.Status == kb.StatusFailed {
 			fmt.Fprintf(c.stdout, "  failed  %s: %s\n", shortPath(f.Path), oneLine(strings.TrimPrefix(f.Error, f.Path+": "), 300))

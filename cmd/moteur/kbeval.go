@@ -31,20 +31,19 @@ func (c *cli) kbEvalCmd(g *globalFlags) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			// The models come from the configuration, behind the outbound
-			// check, as for a real base: open the store only for them.
-			s, err := c.openKB(cmd.Context(), st)
+			// The models are the configuration's, behind the outbound check,
+			// as for a real base; nothing is opened in the data directory.
+			em, rr, err := kbModels(st)
 			if err != nil {
 				return err
 			}
-			opt := kbeval.Options{Retrieval: s.Retrieval()}
-			if e := s.Embedder(); e != nil {
-				opt.Embedder = e
+			opt := kbeval.Options{}
+			if em != nil {
+				opt.Embedder = em
 			}
-			if r := s.Reranker(); r != nil {
-				opt.Reranker = r
+			if rr != nil {
+				opt.Reranker = rr
 			}
-			s.Close()
 			bar := c.progressBar(asJSON)
 			opt.Progress = func(done, total int) {
 				bar.update(kb.Progress{Files: total, FilesDone: done, Last: kb.FileReport{Path: "indexing"}})

@@ -27,6 +27,9 @@ func (c *cli) kbSearchCmd(g *globalFlags) *cobra.Command {
 				return usageErrorf("--mode: %v", err)
 			}
 			q := kb.Query{Text: strings.Join(args[1:], " "), Mode: m, Bases: strings.Split(args[0], ","), Limit: limit}
+			if strings.TrimSpace(q.Text) == "" {
+				return usageErrorf("empty query")
+			}
 			return c.withKB(cmd.Context(), g, func(s *kb.Store, _ *settings) error {
 				res, err := s.Search(cmd.Context(), q)
 				if err != nil {

@@ -17,44 +17,61 @@ import (
 )
 
 // openKB opens the knowledge bases of $MOTEUR_HOME with the embedding and
-// rerank models of the configuration, each behind the outbound check: a
-// document's text goes to an embedding server only where a model request
-// could go.
+// rerank models of the configuration.
 func (c *cli) openKB(ctx context.Context, st *settings) (*kb.Store, error) {
 	home, err := dataDir(c.env)
 	if err != nil {
 		return nil, err
 	}
-	out, err := outboundFor(st)
+	em, rr, err := kbModels(st)
 	if err != nil {
-		return nil, failure(err)
+		return nil, err
 	}
 	kc := kb.Config{Path: session.DefaultPath(home)}
-	if e := st.cfg.Embedding; e.Model != "" {
-		if e.BaseURL == "" {
-			return nil, configError(fmt.Errorf("embedding model %s has no server: set MOTEUR_EMBED_BASE_URL or MOTEUR_BASE_URL", e.Model))
-		}
-		em, err := openai.NewEmbedder(openai.EmbedConfig{BaseURL: e.BaseURL, APIKey: e.APIKey, Model: e.Model})
-		if err != nil {
-			return nil, configError(fmt.Errorf("embedding model: %w", err))
-		}
-		kc.Embedder = &checkedEmbedder{inner: em, out: out, dst: endpointDest("embeddings", e, st.cfg)}
+	if em != nil {
+		kc.Embedder = em
 	}
-	if r := st.cfg.Rerank; r.Model != "" {
-		if r.BaseURL == "" {
-			return nil, configError(fmt.Errorf("rerank model %s has no server: set MOTEUR_RERANK_BASE_URL or MOTEUR_BASE_URL", r.Model))
-		}
-		rr, err := openai.NewReranker(openai.RerankConfig{BaseURL: r.BaseURL, APIKey: r.APIKey, Model: r.Model})
-		if err != nil {
-			return nil, configError(fmt.Errorf("rerank model: %w", err))
-		}
-		kc.Reranker = &checkedReranker{inner: rr, out: out, dst: endpointDest("rerank", r, st.cfg)}
+	if rr != nil {
+		kc.Reranker = rr
 	}
 	s, err := kb.Open(ctx, kc)
 	if err != nil {
 		return nil, failure(err)
 	}
 	return s, nil
+}
+
+// kbModels makes the configured embedding and rerank clients (nil when
+// not configured), each behind the outbound check: a document's text goes
+// to such a server only where a model request could go.
+func kbModels(st *settings) (*checkedEmbedder, *checkedReranker, error) {
+	out, err := outboundFor(st)
+	if err != nil {
+		return nil, nil, failure(err)
+	}
+	var em *checkedEmbedder
+	var rr *checkedReranker
+	if e := st.cfg.Embedding; e.Model != "" {
+		if e.BaseURL == "" {
+			return nil, nil, configError(fmt.Errorf("embedding model %s has no server: set MOTEUR_EMBED_BASE_URL or MOTEUR_BASE_URL", e.Model))
+		}
+		cl, err := openai.NewEmbedder(openai.EmbedConfig{BaseURL: e.BaseURL, APIKey: e.APIKey, Model: e.Model})
+		if err != nil {
+			return nil, nil, configError(fmt.Errorf("embedding model: %w", err))
+		}
+		em = &checkedEmbedder{inner: cl, out: out, dst: endpointDest("embeddings", e, st.cfg)}
+	}
+	if r := st.cfg.Rerank; r.Model != "" {
+		if r.BaseURL == "" {
+			return nil, nil, configError(fmt.Errorf("rerank model %s has no server: set MOTEUR_RERANK_BASE_URL or MOTEUR_BASE_URL", r.Model))
+		}
+		cl, err := openai.NewReranker(openai.RerankConfig{BaseURL: r.BaseURL, APIKey: r.APIKey, Model: r.Model})
+		if err != nil {
+			return nil, nil, configError(fmt.Errorf("rerank model: %w", err))
+		}
+		rr = &checkedReranker{inner: cl, out: out, dst: endpointDest("rerank", r, st.cfg)}
+	}
+	return em, rr, nil
 }
 
 // outboundFor is the pre-send check of the configuration: the

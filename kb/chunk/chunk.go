@@ -25,8 +25,8 @@ const (
 
 // Config sets the chunk size and overlap.
 type Config struct {
-	Size    int // target maximum chunk length in runes; 0 → DefaultSize (1000)
-	Overlap int // runes of the previous chunk's end repeated at the start of the next when a paragraph had to be split or blocks were packed; 0 → DefaultOverlap (100); negative → no overlap
+	Size    int `json:"size"`    // target maximum chunk length in runes; 0 → DefaultSize (1000)
+	Overlap int `json:"overlap"` // runes of the previous chunk's end repeated at the start of the next when a paragraph had to be split or blocks were packed; 0 → DefaultOverlap (100); negative → no overlap
 }
 
 // Chunk is one indexable piece of a document. Chunks of one section share
@@ -45,6 +45,16 @@ const (
 	KindCode  = "code"
 	KindTable = "table"
 )
+
+// Resolved returns c with its defaults applied, an overlap of none written
+// -1: the same chunking as c, stated in full.
+func (c Config) Resolved() Config {
+	size, overlap := c.resolved()
+	if overlap == 0 {
+		overlap = -1
+	}
+	return Config{Size: size, Overlap: overlap}
+}
 
 // resolved returns the size and overlap in force, defaults applied.
 func (c Config) resolved() (size, overlap int) {

@@ -385,3 +385,19 @@ func TestValidate(t *testing.T) {
 		}
 	}
 }
+
+func TestResolved(t *testing.T) {
+	for _, c := range []struct{ in, want Config }{
+		{Config{}, Config{Size: DefaultSize, Overlap: DefaultOverlap}},
+		{Config{Size: 500, Overlap: -1}, Config{Size: 500, Overlap: -1}},
+		{Config{Size: 500, Overlap: 50}, Config{Size: 500, Overlap: 50}},
+	} {
+		if got := c.in.Resolved(); got != c.want {
+			t.Errorf("%+v.Resolved() = %+v, want %+v", c.in, got, c.want)
+		}
+		// Resolving changes nothing Split does.
+		if a, b := c.in.Resolved().Resolved(), c.in.Resolved(); a != b {
+			t.Errorf("Resolved is not idempotent: %+v then %+v", b, a)
+		}
+	}
+}
