@@ -150,8 +150,12 @@ func (s *Store) Create(ctx context.Context, name string, opt CreateOptions) (Bas
 		if b.rowid, err = res.LastInsertId(); err != nil {
 			return err
 		}
-		_, err = tx.ExecContext(ctx, createFTS(b.rowid, b.Analyzer))
-		return err
+		for _, ddl := range createFTS(b.rowid, b.Analyzer) {
+			if _, err := tx.ExecContext(ctx, ddl); err != nil {
+				return err
+			}
+		}
+		return nil
 	})
 	if err != nil {
 		return Base{}, fmt.Errorf("create knowledge base %s: %w", name, err)
@@ -167,14 +171,24 @@ func ftsTable(rowid int64) string { return fmt.Sprintf("kb_fts_%d", rowid) }
 // analysed terms, which analyze.Tokenizer splits back exactly (an
 // identifier like err_4012 stays one token); a raw base holds the text
 // under SQLite's default tokenizer, so its BM25 is SQLite's own.
-func createFTS(rowid int64, analyzer string) string {
+//
+// Its vocabulary table (fts5vocab, kb_fts_<rowid>_v) tells how many passages
+// hold a term, which keyword search uses to leave out terms too common to
+// rank anything.
+func createFTS(rowid int64, analyzer string) []string {
 	tok := strings.ReplaceAll(analyze.Tokenizer, "'", "''")
 	if analyzer == AnalyzerRaw {
 		tok = "unicode61"
 	}
-	return fmt.Sprintf(`CREATE VIRTUAL TABLE %s USING fts5(title, headings, body,
-		content='', contentless_delete=1, tokenize='%s')`, ftsTable(rowid), tok)
+	return []string{
+		fmt.Sprintf(`CREATE VIRTUAL TABLE %s USING fts5(title, headings, body,
+		content='', contentless_delete=1, tokenize='%s')`, ftsTable(rowid), tok),
+		fmt.Sprintf(`CREATE VIRTUAL TABLE %s USING fts5vocab(%s, row)`, vocabTable(rowid), ftsTable(rowid)),
+	}
 }
+
+// vocabTable names a base's fts5vocab table.
+func vocabTable(rowid int64) string { return ftsTable(rowid) + "_v" }
 
 const baseColumns = `k.rowid, k.id, k.name, k.description, k.analyzer, k.keyword, k.embed_model, k.embed_dims,
 	k.chunk_size, k.chunk_overlap, k.generation, k.created_at, k.updated_at,
@@ -233,8 +247,10 @@ func (s *Store) Remove(ctx context.Context, name string) error {
 		return err
 	}
 	err = s.write(ctx, func(tx *sql.Tx) error {
-		if _, err := tx.ExecContext(ctx, `DROP TABLE IF EXISTS `+ftsTable(b.rowid)); err != nil {
-			return err
+		for _, t := range []string{vocabTable(b.rowid), ftsTable(b.rowid)} {
+			if _, err := tx.ExecContext(ctx, `DROP TABLE IF EXISTS `+t); err != nil {
+				return err
+			}
 		}
 		_, err := tx.ExecContext(ctx, `DELETE FROM kbs WHERE rowid = ?`, b.rowid)
 		return err

@@ -15,28 +15,73 @@ var (
 	rawWeights    = [3]float64{1, 1, 1}
 )
 
-// matchQuery turns a query into an FTS5 expression: its terms OR-ed, each
-// quoted so that no user text is read as FTS5 syntax. ok is false when the
-// query has no term at all.
-func matchQuery(b Base, query string) (expr string, ok bool) {
-	terms := analyze.QueryTerms(query, analyze.Options{Raw: b.Analyzer == AnalyzerRaw})
-	if len(terms) == 0 {
-		return "", false
-	}
+// matchQuery turns terms into an FTS5 expression: OR-ed, each quoted so
+// that no user text is read as FTS5 syntax.
+func matchQuery(terms []string) string {
 	quoted := make([]string, len(terms))
 	for i, t := range terms {
 		quoted[i] = `"` + strings.ReplaceAll(t, `"`, `""`) + `"`
 	}
-	return strings.Join(quoted, " OR "), true
+	return strings.Join(quoted, " OR ")
+}
+
+// dropCommon leaves out of a Moteur base's query the terms that half of
+// its passages or more hold, when a rarer term remains. FTS5's BM25 gives
+// such a term an IDF of log((N−n+0.5)/(n+0.5)) ≤ 0, clamped to 10⁻⁶: it
+// adds nothing to any score, yet its posting list is the longest to read
+// and makes bm25() run on most rows. A raw base keeps every term, so that
+// its scores stay SQLite's to the last digit.
+func (s *Store) dropCommon(ctx context.Context, b Base, terms []string) ([]string, error) {
+	if b.Analyzer == AnalyzerRaw || len(terms) < 2 {
+		return terms, nil
+	}
+	args := []any{b.rowid}
+	marks := make([]string, len(terms))
+	for i, t := range terms {
+		args, marks[i] = append(args, t), "?"
+	}
+	rows, err := s.r.QueryContext(ctx, `SELECT term, doc, (SELECT count(*) FROM kb_chunks WHERE kb = ?1)
+		FROM `+vocabTable(b.rowid)+` WHERE term IN (`+strings.Join(marks, ",")+`)`, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	common := map[string]bool{}
+	for rows.Next() {
+		var term string
+		var n, total int64
+		if err := rows.Scan(&term, &n, &total); err != nil {
+			return nil, err
+		}
+		common[term] = 2*n >= total
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	var kept []string
+	for _, t := range terms {
+		if !common[t] {
+			kept = append(kept, t)
+		}
+	}
+	if len(kept) == 0 {
+		return terms, nil
+	}
+	return kept, nil
 }
 
 // keyword returns the base's top k chunks for query by BM25, best first,
 // those whose score divided by the best is at least threshold.
 func (s *Store) keyword(ctx context.Context, b Base, query string, k int, threshold float64) ([]scored, error) {
-	expr, ok := matchQuery(b, query)
-	if !ok || !b.Keyword {
+	terms := analyze.QueryTerms(query, analyze.Options{Raw: b.Analyzer == AnalyzerRaw})
+	if len(terms) == 0 || !b.Keyword {
 		return nil, nil
 	}
+	terms, err := s.dropCommon(ctx, b, terms)
+	if err != nil {
+		return nil, fmt.Errorf("keyword search in %s: %w", b.Name, err)
+	}
+	expr := matchQuery(terms)
 	w := moteurWeights
 	if b.Analyzer == AnalyzerRaw {
 		w = rawWeights

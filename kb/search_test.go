@@ -371,3 +371,34 @@ func TestRetrievalValidate(t *testing.T) {
 		t.Error("Open accepted invalid retrieval settings")
 	}
 }
+
+// Terms held by half of the passages or more add nothing to BM25 in FTS5
+// (their IDF is clamped to 10⁻⁶): they are left out of the query when a
+// rarer term remains, and the ranking is the same.
+func TestCommonTermsLeftOut(t *testing.T) {
+	files := map[string]string{}
+	for i := range 6 {
+		files[fmt.Sprintf("n%d.md", i)] = fmt.Sprintf("# Note %d\n\nLe serveur commun répond. Version %d.\n", i, i)
+	}
+	files["n9.md"] = "# Note 9\n\nLe serveur commun tombe en panne le lundi.\n"
+	s := openTest(t, Config{})
+	b := mustCreate(t, s, "docs", CreateOptions{})
+	mustIngest(t, s, "docs", writeFiles(t, files))
+	b, _ = s.Base(context.Background(), "docs")
+	ctx := context.Background()
+	kept, err := s.dropCommon(ctx, b, []string{"serveur", "commun", "panne"})
+	if err != nil || strings.Join(kept, " ") != "panne" {
+		t.Fatalf("kept %v, %v; want only panne", kept, err)
+	}
+	if kept, _ := s.dropCommon(ctx, b, []string{"serveur", "commun"}); len(kept) != 2 {
+		t.Fatalf("a query of common terms only must keep them: %v", kept)
+	}
+	res := search(t, s, Query{Text: "serveur commun en panne", Mode: ModeKeyword})
+	if len(res.Hits) == 0 || res.Hits[0].Title != "Note 9" {
+		t.Fatalf("hits %s", titles(res.Hits))
+	}
+	raw := mustCreate(t, s, "raw", CreateOptions{Analyzer: AnalyzerRaw})
+	if kept, _ := s.dropCommon(ctx, raw, []string{"serveur", "panne"}); len(kept) != 2 {
+		t.Fatalf("a raw base keeps every term: %v", kept)
+	}
+}
