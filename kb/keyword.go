@@ -26,7 +26,8 @@ func matchQuery(terms []string) string {
 }
 
 // dropCommon leaves out of a Moteur base's query the terms that half of
-// its passages or more hold, when a rarer term remains. FTS5's BM25 gives
+// its passages or more hold, when a rarer term that some passage holds
+// remains. FTS5's BM25 gives
 // such a term an IDF of log((N−n+0.5)/(n+0.5)) ≤ 0, clamped to 10⁻⁶: it
 // adds nothing to any score, yet its posting list is the longest to read
 // and makes bm25() run on most rows. A raw base keeps every term, so that
@@ -47,6 +48,7 @@ func (s *Store) dropCommon(ctx context.Context, b Base, terms []string) ([]strin
 	}
 	defer rows.Close()
 	common := map[string]bool{}
+	rare := false // a term some passage holds remains
 	for rows.Next() {
 		var term string
 		var n, total int64
@@ -54,18 +56,19 @@ func (s *Store) dropCommon(ctx context.Context, b Base, terms []string) ([]strin
 			return nil, err
 		}
 		common[term] = 2*n >= total
+		rare = rare || (n > 0 && !common[term])
 	}
 	if err := rows.Err(); err != nil {
 		return nil, err
+	}
+	if !rare {
+		return terms, nil
 	}
 	var kept []string
 	for _, t := range terms {
 		if !common[t] {
 			kept = append(kept, t)
 		}
-	}
-	if len(kept) == 0 {
-		return terms, nil
 	}
 	return kept, nil
 }

@@ -13,6 +13,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/moteur/moteur/kb/analyze"
 	"github.com/moteur/moteur/provider/openai"
 )
 
@@ -386,19 +387,24 @@ func TestCommonTermsLeftOut(t *testing.T) {
 	mustIngest(t, s, "docs", writeFiles(t, files))
 	b, _ = s.Base(context.Background(), "docs")
 	ctx := context.Background()
-	kept, err := s.dropCommon(ctx, b, []string{"serveur", "commun", "panne"})
-	if err != nil || strings.Join(kept, " ") != "panne" {
-		t.Fatalf("kept %v, %v; want only panne", kept, err)
+	terms := func(q string) []string { return analyze.QueryTerms(q, analyze.Options{}) }
+	kept, err := s.dropCommon(ctx, b, terms("serveur commun panne"))
+	if err != nil || strings.Join(kept, " ") != strings.Join(terms("panne"), " ") {
+		t.Fatalf("kept %v, %v; want only panne's term", kept, err)
 	}
-	if kept, _ := s.dropCommon(ctx, b, []string{"serveur", "commun"}); len(kept) != 2 {
+	if kept, _ := s.dropCommon(ctx, b, terms("serveur commun")); len(kept) != 2 {
 		t.Fatalf("a query of common terms only must keep them: %v", kept)
+	}
+	// A term no passage holds is no reason to leave the others out.
+	if kept, _ := s.dropCommon(ctx, b, terms("serveur commun zeppelin")); len(kept) != 3 {
+		t.Fatalf("common terms dropped for a term found nowhere: %v", kept)
 	}
 	res := search(t, s, Query{Text: "serveur commun en panne", Mode: ModeKeyword})
 	if len(res.Hits) == 0 || res.Hits[0].Title != "Note 9" {
 		t.Fatalf("hits %s", titles(res.Hits))
 	}
 	raw := mustCreate(t, s, "raw", CreateOptions{Analyzer: AnalyzerRaw})
-	if kept, _ := s.dropCommon(ctx, raw, []string{"serveur", "panne"}); len(kept) != 2 {
+	if kept, _ := s.dropCommon(ctx, raw, terms("serveur panne")); len(kept) != 2 {
 		t.Fatalf("a raw base keeps every term: %v", kept)
 	}
 }
