@@ -221,20 +221,8 @@ func (s *Store) Base(ctx context.Context, name string) (Base, error) {
 
 // List returns every base, by name.
 func (s *Store) List(ctx context.Context) ([]Base, error) {
-	rows, err := s.r.QueryContext(ctx, `SELECT `+baseColumns+` FROM kbs k ORDER BY k.name`)
+	out, err := queryAll(ctx, s.r, scanBase, `SELECT `+baseColumns+` FROM kbs k ORDER BY k.name`)
 	if err != nil {
-		return nil, fmt.Errorf("list knowledge bases: %w", err)
-	}
-	defer rows.Close()
-	var out []Base
-	for rows.Next() {
-		b, err := scanBase(rows)
-		if err != nil {
-			return nil, fmt.Errorf("list knowledge bases: %w", err)
-		}
-		out = append(out, b)
-	}
-	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("list knowledge bases: %w", err)
 	}
 	return out, nil

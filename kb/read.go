@@ -79,20 +79,12 @@ func (s *Store) Documents(ctx context.Context, base, keyword string, page, pageS
 	if err := s.r.QueryRowContext(ctx, `SELECT count(*) FROM kb_documents d WHERE `+filter, b.rowid, keyword).Scan(&total); err != nil {
 		return nil, 0, fmt.Errorf("list documents of %s: %w", b.Name, err)
 	}
-	rows, err := s.r.QueryContext(ctx, `SELECT `+docColumns+` FROM kb_documents d JOIN kbs k ON k.rowid = d.kb
+	docs, err = queryAll(ctx, s.r, scanDoc, `SELECT `+docColumns+` FROM kb_documents d JOIN kbs k ON k.rowid = d.kb
 		WHERE `+filter+` ORDER BY d.title, d.path LIMIT ?3 OFFSET ?4`, b.rowid, keyword, pageSize, (page-1)*pageSize)
 	if err != nil {
 		return nil, 0, fmt.Errorf("list documents of %s: %w", b.Name, err)
 	}
-	defer rows.Close()
-	for rows.Next() {
-		d, err := scanDoc(rows)
-		if err != nil {
-			return nil, 0, fmt.Errorf("list documents of %s: %w", b.Name, err)
-		}
-		docs = append(docs, d)
-	}
-	return docs, total, rows.Err()
+	return docs, total, nil
 }
 
 const chunkColumns = `c.id, d.id, c.idx, c.kind, c.headings, c.text`
@@ -119,20 +111,11 @@ func (s *Store) Chunk(ctx context.Context, id string) (ChunkInfo, error) {
 // Chunks returns up to limit chunks of a document in reading order,
 // starting at offset (0-based); limit < 0 means all.
 func (s *Store) Chunks(ctx context.Context, doc string, offset, limit int) ([]ChunkInfo, error) {
-	rows, err := s.r.QueryContext(ctx, `SELECT `+chunkColumns+`
+	out, err := queryAll(ctx, s.r, scanChunk, `SELECT `+chunkColumns+`
 		FROM kb_chunks c JOIN kb_documents d ON d.rowid = c.doc WHERE d.id = ? ORDER BY c.idx LIMIT ? OFFSET ?`,
 		doc, limit, max(offset, 0))
 	if err != nil {
 		return nil, fmt.Errorf("chunks of %s: %w", doc, err)
 	}
-	defer rows.Close()
-	var out []ChunkInfo
-	for rows.Next() {
-		c, err := scanChunk(rows)
-		if err != nil {
-			return nil, fmt.Errorf("chunks of %s: %w", doc, err)
-		}
-		out = append(out, c)
-	}
-	return out, rows.Err()
+	return out, nil
 }
