@@ -66,6 +66,7 @@ import (
 	"strings"
 
 	"github.com/moteur/moteur/hostmatch"
+	"github.com/moteur/moteur/kb/retrieval"
 	"github.com/moteur/moteur/orgpolicy"
 	"github.com/moteur/moteur/policy"
 	"github.com/moteur/moteur/profile"
@@ -133,6 +134,9 @@ type Config struct {
 	ClassifyMarkings []string
 	Embedding        Endpoint
 	Rerank           Endpoint
+	// Retrieval is the knowledge-base search settings, the files' fields
+	// over the defaults (validated).
+	Retrieval retrieval.Settings
 	// Policy is the organisation policy applied; nil when there is none.
 	Policy *orgpolicy.Policy
 	// Sources are the files that were read, in the order they apply (user,
@@ -353,8 +357,10 @@ func (c *Config) merge(layers []layer, getenv func(string) string) error {
 		if f.Rerank.isSet() {
 			c.Rerank, c.rerankFrom = f.Rerank.endpoint(), from
 		}
+		c.Retrieval = c.Retrieval.Override(f.Retrieval)
 	}
 	c.Profile = profile.Get(name)
+	c.Retrieval = c.Retrieval.WithDefaults()
 	var err error
 	if c.Allowlist, err = hostmatch.Parse(allow); err != nil {
 		return fmt.Errorf("config: allowlist: %w", err)
@@ -639,6 +645,11 @@ func (c *Config) applyPolicy() {
 // check refuses a configuration with a provider, or an embedding or rerank
 // server, that a rule would refuse at every send.
 func (c *Config) check() error {
+	// Each file's settings were valid alone; together they must be too
+	// (one file's rerank_fallback above another's rerank_threshold).
+	if err := c.Retrieval.Validate(); err != nil {
+		return fmt.Errorf("config %s: %w", strings.Join(c.Sources, ", "), err)
+	}
 	seen := map[string]string{}
 	for _, p := range c.Providers {
 		if prev, dup := seen[p.Name]; dup {

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/moteur/moteur/kb/retrieval"
 	"github.com/moteur/moteur/policy"
 	"github.com/moteur/moteur/profile"
 	"github.com/moteur/moteur/tools"
@@ -630,6 +631,38 @@ rerank: {model: r, base_url: https://rerank.example/v1, api_key_env: R_KEY}
 	c = e.mustLoad()
 	if c.Embedding != (Endpoint{Model: "p", BaseURL: "https://api.mistral.ai/v1", APIKeyEnv: "M_KEY", APIKey: "sk-m"}) {
 		t.Errorf("embedding %+v", c.Embedding)
+	}
+}
+
+func TestRetrievalSettings(t *testing.T) {
+	c := newEnv(t).mustLoad()
+	if c.Retrieval != retrieval.Default() {
+		t.Fatalf("no file: %+v, want the defaults", c.Retrieval)
+	}
+	e := newEnv(t).writeUser("retrieval: {keyword_threshold: 0.4, top_k: 50}\n").writeProject("retrieval: {top_k: 20}\n")
+	want := retrieval.Default()
+	want.KeywordThreshold, want.TopK = 0.4, 20
+	if got := e.mustLoad().Retrieval; got != want {
+		t.Fatalf("merged %+v, want %+v", got, want)
+	}
+	newEnv(t).writeUser("retrieval: {mmr_lambda: 2}\n").loadErr("config.yaml", "mmr_lambda 2: must be between 0 and 1")
+	newEnv(t).writeUser("retrieval: {top_kk: 2}\n").loadErr("top_kk")
+	// Valid alone, invalid together.
+	newEnv(t).writeUser("retrieval: {rerank_threshold: 0.2}\n").writeProject("retrieval: {rerank_fallback: 0.25}\n").
+		loadErr("rerank_fallback 0.25 is above rerank_threshold 0.2")
+}
+
+func TestEmbedAndRerankFromTheEnvironment(t *testing.T) {
+	e := newEnv(t).writeUser("embedding: {model: file-model}\n")
+	e.vars["MOTEUR_BASE_URL"], e.vars["MOTEUR_MODEL"], e.vars["MOTEUR_API_KEY"] = "https://llm.example/v1", "m", "sk-llm"
+	e.vars["MOTEUR_EMBED_MODEL"] = "bge-m3"
+	e.vars["MOTEUR_RERANK_MODEL"], e.vars["MOTEUR_RERANK_BASE_URL"], e.vars["MOTEUR_RERANK_API_KEY"] = "rr", "https://rerank.example/v1", "sk-rr"
+	c := e.mustLoad()
+	if c.Embedding.Model != "bge-m3" || c.Embedding.BaseURL != "https://llm.example/v1" || c.Embedding.APIKey != "sk-llm" {
+		t.Errorf("embedding %+v: the environment's model, on the first provider's server with its key", c.Embedding)
+	}
+	if c.Rerank != (Endpoint{Model: "rr", BaseURL: "https://rerank.example/v1", APIKeyEnv: "MOTEUR_RERANK_API_KEY", APIKey: "sk-rr"}) {
+		t.Errorf("rerank %+v", c.Rerank)
 	}
 }
 

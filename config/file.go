@@ -11,6 +11,7 @@ import (
 
 	"github.com/moteur/moteur/classify"
 	"github.com/moteur/moteur/hostmatch"
+	"github.com/moteur/moteur/kb/retrieval"
 	"github.com/moteur/moteur/policy"
 	"github.com/moteur/moteur/profile"
 	"github.com/moteur/moteur/strictyaml"
@@ -38,6 +39,9 @@ type File struct {
 
 	Embedding FileEndpoint `yaml:"embedding"`
 	Rerank    FileEndpoint `yaml:"rerank"`
+	// Retrieval tunes knowledge-base search; a field left out (or 0) keeps
+	// the value below it (another file's, else the default).
+	Retrieval retrieval.Settings `yaml:"retrieval"`
 }
 
 // FileProvider is one entry of providers: as written. There is no api_key
@@ -124,6 +128,9 @@ func (f *File) check(tree *ast.File) error {
 		if _, err := parseLang(f.Lang); err != nil {
 			return at("$.lang", err)
 		}
+	}
+	if err := f.Retrieval.Validate(); err != nil {
+		return at("$.retrieval", err)
 	}
 	names := map[string]int{}
 	for i := range f.Providers {

@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/moteur/moteur/kb/analyze"
+	"github.com/moteur/moteur/kb/retrieval"
 	"github.com/moteur/moteur/provider/openai"
 )
 
@@ -284,7 +285,7 @@ func TestRerankCandidateCap(t *testing.T) {
 		files[fmt.Sprintf("f%02d.md", i)] = fmt.Sprintf("# Note %d\n\nLe mot clé apparaît dans la note %d.\n", i, i)
 	}
 	srv, sent := rerankServer(t, func(string) float64 { return 0.9 })
-	s := openTest(t, Config{Reranker: newReranker(t, srv), Retrieval: Retrieval{RerankMax: 5}})
+	s := openTest(t, Config{Reranker: newReranker(t, srv), Retrieval: retrieval.Settings{RerankMax: 5}})
 	mustCreate(t, s, "docs", CreateOptions{})
 	mustIngest(t, s, "docs", writeFiles(t, files))
 	search(t, s, Query{Text: "mot clé", Mode: ModeKeyword})
@@ -354,20 +355,8 @@ func TestThresholdsRejectEverything(t *testing.T) {
 	}
 }
 
-func TestRetrievalValidate(t *testing.T) {
-	if err := DefaultRetrieval().Validate(); err != nil {
-		t.Fatal(err)
-	}
-	bad := Retrieval{VectorThreshold: 1.5, TopK: -1, Limit: 50, RerankFallback: 0.5}
-	err := bad.Validate()
-	if err == nil {
-		t.Fatal("invalid settings accepted")
-	}
-	for _, want := range []string{"vector_threshold 1.5", "top_k -1", "limit 50", "rerank_fallback 0.5"} {
-		if !strings.Contains(err.Error(), want) {
-			t.Errorf("error %q does not name %q", err, want)
-		}
-	}
+func TestOpenRefusesInvalidRetrieval(t *testing.T) {
+	bad := retrieval.Settings{VectorThreshold: 1.5}
 	if _, err := Open(context.Background(), Config{Path: t.TempDir() + "/x.db", Retrieval: bad}); err == nil {
 		t.Error("Open accepted invalid retrieval settings")
 	}

@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/moteur/moteur/kb/retrieval"
 	"github.com/moteur/moteur/session"
 )
 
@@ -27,7 +28,7 @@ type Config struct {
 	// Reranker scores candidates against the query; nil means no rerank.
 	Reranker Reranker
 	// Retrieval overrides the retrieval defaults (zero fields keep them).
-	Retrieval Retrieval
+	Retrieval retrieval.Settings
 	// Now and NewID are seams for tests; nil means time.Now and random ids.
 	Now   func() time.Time
 	NewID func() string
@@ -53,7 +54,7 @@ type Store struct {
 	r         *sql.DB // read-only connections
 	embedder  Embedder
 	reranker  Reranker
-	retrieval Retrieval
+	retrieval retrieval.Settings
 	now       func() time.Time
 	newID     func() string
 
@@ -123,7 +124,7 @@ func (s *Store) Close() error {
 }
 
 // Retrieval returns the retrieval settings in force.
-func (s *Store) Retrieval() Retrieval { return s.retrieval }
+func (s *Store) Retrieval() retrieval.Settings { return s.retrieval }
 
 // Embedder returns the configured embedder, nil when none.
 func (s *Store) Embedder() Embedder { return s.embedder }

@@ -37,7 +37,7 @@ func (c *cli) kbEvalCmd(g *globalFlags) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			opt := kbeval.Options{}
+			opt := kbeval.Options{Retrieval: st.cfg.Retrieval}
 			if em != nil {
 				opt.Embedder = em
 			}

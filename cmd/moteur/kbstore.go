@@ -27,7 +27,7 @@ func (c *cli) openKB(ctx context.Context, st *settings) (*kb.Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	kc := kb.Config{Path: session.DefaultPath(home)}
+	kc := kb.Config{Path: session.DefaultPath(home), Retrieval: st.cfg.Retrieval}
 	if em != nil {
 		kc.Embedder = em
 	}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/moteur/moteur/kb"
 	"github.com/moteur/moteur/kb/beir"
+	"github.com/moteur/moteur/kb/retrieval"
 )
 
 // K is the rank cut-off of the scores.
@@ -25,7 +26,7 @@ type Options struct {
 	Embedder kb.Embedder
 	Reranker kb.Reranker
 	// Retrieval overrides retrieval defaults.
-	Retrieval kb.Retrieval
+	Retrieval retrieval.Settings
 	// Progress, when set, is told of the documents indexed.
 	Progress func(done, total int)
 	// TempDir holds the temporary database; "" is os.TempDir().

@@ -14,6 +14,7 @@ import (
 
 	"github.com/moteur/moteur/cite"
 	kbs "github.com/moteur/moteur/kb"
+	"github.com/moteur/moteur/kb/retrieval"
 	"github.com/moteur/moteur/tools"
 )
 
@@ -32,7 +33,7 @@ type Store interface {
 	Documents(ctx context.Context, base, keyword string, page, pageSize int) ([]kbs.DocInfo, int, error)
 	Chunk(ctx context.Context, id string) (kbs.ChunkInfo, error)
 	Chunks(ctx context.Context, doc string, offset, limit int) ([]kbs.ChunkInfo, error)
-	Retrieval() kbs.Retrieval
+	Retrieval() retrieval.Settings
 }
 
 // Config configures the tools. Bases is required.

@@ -1,16 +1,17 @@
-package kb
+// Package retrieval holds the settings of knowledge-base retrieval, with
+// seed 000's defaults: the one place they are defined, read by the search
+// (package kb), the knowledge tools, the quick-answer pipeline and the
+// configuration file (retrieval:).
+package retrieval
 
 import (
 	"errors"
 	"fmt"
 )
 
-// Retrieval holds every retrieval parameter, with seed 000's defaults. It
-// is the one place they are defined: the search, the knowledge tools, the
-// quick-answer pipeline and the configuration file all read them from here.
-// Zero values mean the default (see DefaultRetrieval); use Validate after
-// filling it from user input.
-type Retrieval struct {
+// Settings holds every retrieval parameter. Zero values mean the default
+// (see Default); use Validate after filling it from user input.
+type Settings struct {
 	// VectorThreshold drops semantic candidates whose cosine similarity is
 	// below it.
 	VectorThreshold float64 `yaml:"vector_threshold" json:"vector_threshold"`
@@ -38,12 +39,12 @@ type Retrieval struct {
 	MaxLimit int `yaml:"max_limit" json:"max_limit"`
 }
 
-// DefaultRetrieval returns seed 000's values (search_knowledge: the example
+// Default returns seed 000's values (search_knowledge: the example
 // config.yaml's thresholds 0.2 / 0.3 and pool 30; RRF k = 60 with weights
 // 0.7 / 0.3; rerank threshold 0.3, fallback 0.15, 200 candidates; MMR
 // λ = 0.7; limit 10, at most 30).
-func DefaultRetrieval() Retrieval {
-	return Retrieval{
+func Default() Settings {
+	return Settings{
 		VectorThreshold:  0.2,
 		KeywordThreshold: 0.3,
 		TopK:             30,
@@ -60,35 +61,10 @@ func DefaultRetrieval() Retrieval {
 }
 
 // WithDefaults returns r with every zero field set to its default.
-func (r Retrieval) WithDefaults() Retrieval {
-	d := DefaultRetrieval()
-	setF := func(v *float64, def float64) {
-		if *v == 0 {
-			*v = def
-		}
-	}
-	setI := func(v *int, def int) {
-		if *v == 0 {
-			*v = def
-		}
-	}
-	setF(&r.VectorThreshold, d.VectorThreshold)
-	setF(&r.KeywordThreshold, d.KeywordThreshold)
-	setI(&r.TopK, d.TopK)
-	setI(&r.RRFK, d.RRFK)
-	setF(&r.VectorWeight, d.VectorWeight)
-	setF(&r.KeywordWeight, d.KeywordWeight)
-	setF(&r.RerankThreshold, d.RerankThreshold)
-	setF(&r.RerankFallback, d.RerankFallback)
-	setI(&r.RerankMax, d.RerankMax)
-	setF(&r.MMRLambda, d.MMRLambda)
-	setI(&r.Limit, d.Limit)
-	setI(&r.MaxLimit, d.MaxLimit)
-	return r
-}
+func (r Settings) WithDefaults() Settings { return Default().Override(r) }
 
 // Validate reports every out-of-range value of r (after defaults).
-func (r Retrieval) Validate() error {
+func (r Settings) Validate() error {
 	r = r.WithDefaults()
 	var errs []error
 	unit := func(name string, v float64) {
@@ -120,4 +96,32 @@ func (r Retrieval) Validate() error {
 		return fmt.Errorf("retrieval settings: %w", err)
 	}
 	return nil
+}
+
+// Override returns r with every non-zero field of o in its place: a later
+// configuration file changes only what it sets.
+func (r Settings) Override(o Settings) Settings {
+	f := func(dst *float64, v float64) {
+		if v != 0 {
+			*dst = v
+		}
+	}
+	i := func(dst *int, v int) {
+		if v != 0 {
+			*dst = v
+		}
+	}
+	f(&r.VectorThreshold, o.VectorThreshold)
+	f(&r.KeywordThreshold, o.KeywordThreshold)
+	i(&r.TopK, o.TopK)
+	i(&r.RRFK, o.RRFK)
+	f(&r.VectorWeight, o.VectorWeight)
+	f(&r.KeywordWeight, o.KeywordWeight)
+	f(&r.RerankThreshold, o.RerankThreshold)
+	f(&r.RerankFallback, o.RerankFallback)
+	i(&r.RerankMax, o.RerankMax)
+	f(&r.MMRLambda, o.MMRLambda)
+	i(&r.Limit, o.Limit)
+	i(&r.MaxLimit, o.MaxLimit)
+	return r
 }
