@@ -74,17 +74,23 @@ func (t *read) Execute(ctx context.Context, raw json.RawMessage) (tools.Result, 
 	d := docRef(tab, doc)
 	pg := page{tab: tab, doc: d, refs: []cite.Ref{d}, budget: t.s.cfg.Budget * 4 / 5}
 	pg.header(doc)
-	all, err := t.s.cfg.Store.Chunks(ctx, doc.ID, 0, -1)
-	if err != nil {
-		return tools.Result{}, err
-	}
+	// Only what the page shows is read, except for a search inside the
+	// document, which reads it all.
+	store := t.s.cfg.Store
 	switch {
 	case strings.TrimSpace(a.Query) != "":
-		err = pg.find(all, a)
+		var all []kbs.ChunkInfo
+		if all, err = store.Chunks(ctx, doc.ID, 0, -1); err == nil {
+			err = pg.find(all, a)
+		}
 	case ref.Kind == cite.Chunk:
-		pg.around(all, ref.ID, min(max(a.Context, 0), maxContext))
+		err = pg.around(ctx, store, doc, ref.ID, min(max(a.Context, 0), maxContext))
 	default:
-		pg.from(all, max(a.Offset, 0), clampLimit(a.Limit))
+		offset, limit := max(a.Offset, 0), clampLimit(a.Limit)
+		var win []kbs.ChunkInfo
+		if win, err = store.Chunks(ctx, doc.ID, offset, limit); err == nil {
+			pg.from(win, offset, doc.Chunks)
+		}
 	}
 	if err != nil {
 		return errResult(err)
@@ -152,49 +158,49 @@ func (p *page) passage(pos int, c kbs.ChunkInfo, first bool) bool {
 	return true
 }
 
-// from pages through the document from offset.
-func (p *page) from(all []kbs.ChunkInfo, offset, limit int) {
-	if offset >= len(all) {
-		p.write(fmt.Sprintf("\noffset %d is past the end: the document has %d passages (offsets 0 to %d).\n", offset, len(all), len(all)-1))
+// from shows win, the passages of the document from offset on; total is
+// the document's passage count.
+func (p *page) from(win []kbs.ChunkInfo, offset, total int) {
+	if offset >= total || len(win) == 0 {
+		p.write(fmt.Sprintf("\noffset %d is past the end: the document has %d passages (offsets 0 to %d).\n", offset, total, total-1))
 		return
 	}
-	end := min(offset+limit, len(all))
-	next := end
-	for i := offset; i < end; i++ {
-		if !p.passage(i, all[i], i == offset) {
-			next = i
+	next := offset + len(win)
+	for i, c := range win {
+		if !p.passage(offset+i, c, i == 0) {
+			next = offset + i
 			break
 		}
 	}
-	p.write(fmt.Sprintf("\nShown passages %d to %d of %d.", offset, next-1, len(all)))
-	if next < len(all) {
+	p.write(fmt.Sprintf("\nShown passages %d to %d of %d.", offset, next-1, total))
+	if next < total {
 		p.write(fmt.Sprintf(" next_offset: %d\n", next))
 	} else {
 		p.write(" End of document.\n")
 	}
 }
 
-// around writes the chunk id with ctx neighbours on each side.
-func (p *page) around(all []kbs.ChunkInfo, id string, ctx int) {
-	at := -1
-	for i, c := range all {
-		if c.ID == id {
-			at = i
-		}
-	}
-	if at < 0 {
+// around shows the passage id with n neighbours on each side.
+func (p *page) around(ctx context.Context, store Store, doc kbs.DocInfo, id string, n int) error {
+	c, err := store.Chunk(ctx, id)
+	if err != nil || c.Document != doc.ID {
 		p.write("\nThis passage is no longer in the document (it was re-ingested); page through it with its dN id.\n")
-		return
+		return nil
 	}
-	lo, hi := max(at-ctx, 0), min(at+ctx, len(all)-1)
-	for i := lo; i <= hi; i++ {
-		if !p.passage(i, all[i], i == at) && i > at {
+	lo := max(c.Index-n, 0)
+	win, err := store.Chunks(ctx, doc.ID, lo, c.Index+n+1-lo)
+	if err != nil {
+		return err
+	}
+	for i, w := range win {
+		if !p.passage(lo+i, w, w.ID == id) && lo+i > c.Index {
 			break
 		}
 	}
-	if hi+1 < len(all) {
-		p.write(fmt.Sprintf("\nnext_offset: %d (read on with id=%s)\n", hi+1, p.doc.Alias))
+	if hi := lo + len(win); hi < doc.Chunks {
+		p.write(fmt.Sprintf("\nnext_offset: %d (read on with id=%s)\n", hi, p.doc.Alias))
 	}
+	return nil
 }
 
 // find searches inside the document and writes each hit with one passage
