@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -17,6 +18,7 @@ import (
 
 	"github.com/moteur/moteur/kb/chunk"
 	"github.com/moteur/moteur/kb/parse"
+	"github.com/moteur/moteur/provider"
 )
 
 // IngestOptions tunes one ingestion. Zero values are defaults.
@@ -151,6 +153,8 @@ const (
 // writes them from this goroutine in group commits; done is called once
 // per file, in completion order, from this goroutine.
 func (s *Store) ingestAll(ctx context.Context, b Base, files []string, opt IngestOptions, done func(int, FileReport)) error {
+	ctx, stop := context.WithCancelCause(ctx)
+	defer stop(nil)
 	workers := opt.Workers
 	if workers <= 0 {
 		workers = min(4, runtime.GOMAXPROCS(0))
@@ -184,10 +188,13 @@ func (s *Store) ingestAll(ctx context.Context, b Base, files []string, opt Inges
 		batch := gather(p, ready)
 		s.commit(ctx, b, batch)
 		for _, p := range batch {
+			if p.down != nil {
+				stop(p.down)
+			}
 			done(p.i, p.fr)
 		}
 	}
-	return ctx.Err()
+	return context.Cause(ctx)
 }
 
 // gather takes first and whatever else is ready now, up to a batch.
@@ -246,6 +253,10 @@ func (s *Store) prepareDoc(ctx context.Context, b Base, p *prepared, d storedDoc
 	if b.EmbedModel != "" {
 		var err error
 		if p.vecs, err = s.embedChunks(ctx, d.doc.Title, p.chunks); err != nil {
+			if serverDown(err) {
+				// Every other file would wait for the same retries: stop.
+				p.down = fmt.Errorf("%w: %w", ErrEmbedderDown, err)
+			}
 			return p.fail(fmt.Errorf("%s: %w", d.path, err))
 		}
 	}
@@ -258,6 +269,7 @@ func (s *Store) prepareDoc(ctx context.Context, b Base, p *prepared, d storedDoc
 type prepared struct {
 	i      int
 	fr     FileReport
+	down   error // the embedding server is unreachable: the ingestion stops
 	write  bool
 	doc    storedDoc
 	chunks []chunk.Chunk
@@ -342,4 +354,17 @@ func collect(paths []string) ([]string, error) {
 	}
 	sort.Strings(out)
 	return out, nil
+}
+
+// ErrEmbedderDown stops an ingestion whose embedding server still fails
+// after its retries: the files left are not tried.
+var ErrEmbedderDown = errors.New("the embedding server is not answering")
+
+// serverDown reports an embedding failure that retries did not cure and
+// that no other file would escape: the server unreachable or failing
+// (a transient error, after the client's own retries). A refusal of the
+// outbound policy or a bad answer concerns one file.
+func serverDown(err error) bool {
+	var pe *provider.Error
+	return errors.As(err, &pe) && pe.Kind == provider.Transient
 }

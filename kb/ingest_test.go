@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/moteur/moteur/kb/parse"
+	"github.com/moteur/moteur/provider"
 	"github.com/moteur/moteur/session"
 )
 
@@ -288,5 +289,41 @@ func TestGroupCommitIsolatesAFailure(t *testing.T) {
 	b, _ = s.Base(context.Background(), "docs")
 	if added != 6 || b.Documents != 6 {
 		t.Fatalf("%d reported added, %d documents stored, want 6", added, b.Documents)
+	}
+}
+
+// An embedding server that still fails after its retries stops the
+// ingestion: the other files would only wait for the same retries.
+func TestEmbedderDownStopsTheIngestion(t *testing.T) {
+	files := map[string]string{}
+	for i := range 40 {
+		files[fmt.Sprintf("f%02d.md", i)] = fmt.Sprintf("# F%d\n\ntexte %d\n", i, i)
+	}
+	emb := newBag()
+	emb.fail = func([]string) error {
+		return &provider.Error{Provider: "embed", Kind: provider.Transient, Message: "connection refused"}
+	}
+	s := openTest(t, Config{Embedder: emb})
+	mustCreate(t, s, "docs", CreateOptions{})
+	rep, err := s.Ingest(context.Background(), "docs", []string{writeFiles(t, files)}, IngestOptions{Workers: 1})
+	if !errors.Is(err, ErrEmbedderDown) || !strings.Contains(err.Error(), "connection refused") {
+		t.Fatalf("err = %v", err)
+	}
+	if calls := emb.calls.Load(); calls > 3 {
+		t.Fatalf("%d embedding calls after the server was found down", calls)
+	}
+	if rep.Failed == 0 || rep.Added != 0 {
+		t.Fatalf("report %+v", rep)
+	}
+	// A refusal concerns its file only.
+	emb.fail = func(texts []string) error {
+		if strings.Contains(strings.Join(texts, " "), "F3\n") {
+			return fmt.Errorf("refused: %w", errors.New("marking"))
+		}
+		return nil
+	}
+	rep, err = s.Ingest(context.Background(), "docs", []string{writeFiles(t, files)}, IngestOptions{})
+	if err != nil || rep.Failed != 1 || rep.Added != 39 {
+		t.Fatalf("report %+v, %v", rep, err)
 	}
 }

@@ -42,7 +42,7 @@ func (s *Store) embedChunks(ctx context.Context, title string, chunks []chunk.Ch
 	}
 	vecs, err := s.embedder.Embed(ctx, texts)
 	if err != nil {
-		return nil, fmt.Errorf("embeddings: %w", err)
+		return nil, err
 	}
 	if len(vecs) != len(texts) {
 		return nil, fmt.Errorf("embeddings: %d vectors for %d chunks", len(vecs), len(texts))
