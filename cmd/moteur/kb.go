@@ -149,19 +149,53 @@ func (c *cli) kbListCmd(g *globalFlags) *cobra.Command {
 
 func (c *cli) kbRmCmd(g *globalFlags) *cobra.Command {
 	return &cobra.Command{
-		Use:   "rm NAME",
-		Short: "Remove a knowledge base and everything indexed in it (the files themselves are not touched)",
-		Args:  cobra.ExactArgs(1),
+		Use:   "rm NAME [FILE...]",
+		Short: "Remove a knowledge base, or some of its documents (the files themselves are not touched)",
+		Long: "With NAME alone, remove the knowledge base and everything indexed in it. With files, remove only\n" +
+			"those documents from it (as they were added: a path, relative to the working directory or absolute).",
+		Example: "  moteur kb rm docs\n  moteur kb rm docs handbook/old-policy.md",
+		Args:    cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return c.withKB(cmd.Context(), g, func(s *kb.Store, _ *settings) error {
-				if err := s.Remove(cmd.Context(), args[0]); err != nil {
-					return kbError(err)
+				if len(args) == 1 {
+					if err := s.Remove(cmd.Context(), args[0]); err != nil {
+						return kbError(err)
+					}
+					fmt.Fprintf(c.stdout, "Removed knowledge base %s.\n", args[0])
+					return nil
 				}
-				fmt.Fprintf(c.stdout, "Removed knowledge base %s.\n", args[0])
-				return nil
+				return c.removeDocuments(cmd.Context(), s, args[0], args[1:])
 			})
 		},
 	}
+}
+
+// removeDocuments removes documents of a base by their file path; every
+// path is tried, and any not found makes the exit status 2.
+func (c *cli) removeDocuments(ctx context.Context, s *kb.Store, base string, paths []string) error {
+	if _, err := s.Base(ctx, base); err != nil {
+		return kbError(err)
+	}
+	var missing []string
+	for _, p := range paths {
+		abs, err := filepath.Abs(p)
+		if err != nil {
+			return failure(err)
+		}
+		err = s.RemoveDocument(ctx, base, abs)
+		switch {
+		case errors.Is(err, kb.ErrNotFound):
+			missing = append(missing, p)
+		case err != nil:
+			return kbError(err)
+		default:
+			fmt.Fprintf(c.stdout, "Removed %s from %s.\n", p, base)
+		}
+	}
+	if len(missing) > 0 {
+		return &statusError{code: exitUsage, err: fmt.Errorf("not in knowledge base %s: %s", base, strings.Join(missing, ", "))}
+	}
+	return nil
 }
 
 func humanBytes(n int64) string {

@@ -167,3 +167,21 @@ func TestKBSearchReranked(t *testing.T) {
 		t.Fatalf("rerank request: %s", srv.received())
 	}
 }
+
+func TestKBRmDocuments(t *testing.T) {
+	h := newKBHarness(t)
+	dir := withBase(t, h, "docs")
+	res := h.run(t, "kb", "rm", "docs", filepath.Join(dir, "frais.md"), filepath.Join(dir, "nope.md"))
+	if res.code != 2 || !strings.Contains(res.stdout, "Removed") || !strings.Contains(res.stderr, "nope.md") {
+		t.Fatalf("exit %d, stdout %q, stderr %q", res.code, res.stdout, res.stderr)
+	}
+	if out := kbSearch(t, h, "docs", "notes", "de", "frais"); len(out.Hits) != 0 {
+		t.Fatalf("a removed document is still found: %+v", out.Hits)
+	}
+	if out := kbSearch(t, h, "docs", "télétravail"); len(out.Hits) == 0 {
+		t.Fatal("the other documents were removed too")
+	}
+	if res := h.run(t, "kb", "rm", "missing", filepath.Join(dir, "conges.md")); res.code != 2 || !strings.Contains(res.stderr, "missing") {
+		t.Fatalf("unknown base: exit %d, stderr %q", res.code, res.stderr)
+	}
+}
