@@ -232,12 +232,37 @@ func TestRestoreIgnoresSubAgentEventsButClassification(t *testing.T) {
 		child(ev(5, result("sub1", "r"))),
 		child(ev(6, event.SessionClassifiedPayload{Marking: "DIFFUSION RESTREINTE"})),
 	)
-	msgs, h := restored(t, log)
-	if got := contents(msgs); len(got) != 2 {
-		t.Errorf("history = %q: sub-agent events must be ignored", got)
+	h := newHarness(t, []scripted.Step{{Text: "suite"}}, nil, func(d *Deps) {
+		d.Provider = scripted.New(scripted.Config{Steps: []scripted.Step{{Text: "suite"}}, Local: true})
+	})
+	if err := h.e.Restore("s1", log); err != nil {
+		t.Fatal(err)
 	}
 	if !h.e.session("s1").sensitive {
 		t.Errorf("a sub-agent's SessionClassified must make the session sensitive")
+	}
+	if err := h.submit("et ensuite ?"); err != nil {
+		t.Fatal(err)
+	}
+	msgs := h.e.deps.Provider.(*scripted.Provider).Requests()[0].Messages
+	if got := contents(msgs[1 : len(msgs)-1]); len(got) != 2 {
+		t.Errorf("history = %q: sub-agent events must be ignored", got)
+	}
+}
+
+// A restored sensitive session goes to no remote provider, even when it is
+// the only one configured: its content was classified elsewhere.
+func TestRestoredSensitiveSessionRefusesARemoteProvider(t *testing.T) {
+	h := newHarness(t, nil, nil, nil) // scripted, not local, no step: a request fails the test
+	if err := h.e.Restore("s1", logOf(user("q"), event.SessionClassifiedPayload{Marking: "DIFFUSION RESTREINTE"}, answer("a"))); err != nil {
+		t.Fatal(err)
+	}
+	err := h.submit("et ensuite ?")
+	if err == nil || !strings.Contains(err.Error(), "sensitive") {
+		t.Fatalf("Submit = %v, want a refusal: the session is sensitive", err)
+	}
+	if n := len(h.p.Requests()); n != 0 {
+		t.Fatalf("%d requests sent", n)
 	}
 }
 

@@ -17,7 +17,14 @@ func (t *turn) candidates() []routing.Candidate {
 	if r := t.e.deps.Router; r != nil {
 		return r.Candidates(t.s.sensitive)
 	}
-	return []routing.Candidate{single(t.e.deps.Provider)}
+	c := single(t.e.deps.Provider)
+	if t.s.sensitive && !c.Local {
+		// A session made sensitive elsewhere (restored from a process that
+		// had a local provider, or a quick answer over classified
+		// passages) goes to no remote provider, even one alone.
+		return nil
+	}
+	return []routing.Candidate{c}
 }
 
 // single describes a provider used without a router.

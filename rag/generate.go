@@ -17,7 +17,7 @@ import (
 
 // generate writes the answer: with the first model that may receive the
 // passages and answers, else extractively.
-func (p *Pipeline) generate(ctx context.Context, question string, history []llm.Message, pc *passages, hint string, rec *recorder) (Answer, error) {
+func (p *Pipeline) generate(ctx context.Context, question string, history []llm.Message, pc *passages, hint string, sensitive bool, rec *recorder) (Answer, error) {
 	msgs := append(textOnly(history),
 		llm.Message{Role: llm.RoleUser, Content: extractive.FormatPrompt(pc.prompt, question)})
 	req := llm.Request{Messages: append([]llm.Message{{Role: llm.RoleSystem, Content: i18n.QuickAnswerPrompt(p.cfg.Lang)}}, msgs...),
@@ -26,7 +26,7 @@ func (p *Pipeline) generate(ctx context.Context, question string, history []llm.
 		return p.nothingFound(hint, rec), nil
 	}
 	if p.cfg.Router != nil {
-		a, err := p.withModel(ctx, req, rec)
+		a, err := p.withModel(ctx, req, sensitive, rec)
 		if err == nil || !errors.Is(err, policy.ErrRefused) {
 			return a, err
 		}
@@ -38,9 +38,13 @@ func (p *Pipeline) generate(ctx context.Context, question string, history []llm.
 
 // withModel tries the router's candidates in order: one refused by the
 // outbound policy or failing transiently gives way to the next.
-func (p *Pipeline) withModel(ctx context.Context, req llm.Request, rec *recorder) (Answer, error) {
+func (p *Pipeline) withModel(ctx context.Context, req llm.Request, sensitive bool, rec *recorder) (Answer, error) {
 	var errs []error
-	for _, c := range p.cfg.Router.Candidates(false) {
+	cands := p.cfg.Router.Candidates(sensitive)
+	if len(cands) == 0 {
+		return Answer{}, &policy.Refusal{Rule: "sensitive session", Reason: "classified content entered it and no local model is configured"}
+	}
+	for _, c := range cands {
 		if err := p.check(c, req.Messages); err != nil {
 			errs = append(errs, err)
 			continue

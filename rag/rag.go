@@ -148,7 +148,14 @@ func (p *Pipeline) Ask(ctx context.Context, question string, history []llm.Messa
 type Option func(*call)
 
 type call struct {
-	aliases *cite.Table
+	aliases   *cite.Table
+	sensitive bool
+}
+
+// WithSensitive says that the session is sensitive already (classified
+// content entered it): only local models may answer.
+func WithSensitive(sensitive bool) Option {
+	return func(c *call) { c.sensitive = c.sensitive || sensitive }
 }
 
 // WithAliases gives the passages their aliases in t, the table of the
@@ -174,10 +181,13 @@ func (p *Pipeline) ask(ctx context.Context, question string, history []llm.Messa
 	}
 	ctxt := newContext(res, c.aliases)
 	rec.event(event.KnowledgeRetrieved, ctxt.retrieved(query, res), false)
+	if !c.sensitive {
+		c.sensitive = p.classify(ctxt, rec)
+	}
 	if rec.err != nil {
 		return Answer{}, rec.err
 	}
-	a, err := p.generate(ctx, question, history, ctxt, res.Hint, rec)
+	a, err := p.generate(ctx, question, history, ctxt, res.Hint, c.sensitive, rec)
 	if err != nil {
 		return Answer{}, err
 	}
@@ -222,4 +232,22 @@ func usagePtr(u llm.Usage) *llm.Usage {
 // extractiveProvider answers without a model.
 func (p *Pipeline) extractiveProvider() *extractive.Provider {
 	return extractive.New(extractive.Config{Lang: string(p.cfg.Lang.Normalize())})
+}
+
+// classify makes the session sensitive when a passage carries a
+// classification marking, and records it (SessionClassified): the answer,
+// which may quote the passage without its marking, must never reach a
+// remote model, now or when the session is continued.
+func (p *Pipeline) classify(ctxt *passages, rec *recorder) bool {
+	if p.cfg.Outbound == nil {
+		return false
+	}
+	for i, s := range ctxt.prompt {
+		if m, ok := p.cfg.Outbound.Classify(s.Title + "\n" + s.Headings + "\n" + s.Text); ok {
+			rec.event(event.SessionClassified, event.SessionClassifiedPayload{Marking: m.Marking,
+				Source: "knowledge base passage " + ctxt.sources[i].Alias + " (" + ctxt.sources[i].Title + ")"}, false)
+			return true
+		}
+	}
+	return false
 }

@@ -239,6 +239,10 @@ func TestClassifiedPassagesStayLocal(t *testing.T) {
 	if !a.Extractive || !strings.Contains(a.Text, "trente jours") {
 		t.Fatalf("answer %+v", a)
 	}
+	sc := rec.payload(t, func(p any) bool { _, ok := p.(event.SessionClassifiedPayload); return ok }).(event.SessionClassifiedPayload)
+	if sc.Marking != "DIFFUSION RESTREINTE" || !strings.Contains(sc.Source, "Projet Alpha") {
+		t.Fatalf("classification %+v", sc)
+	}
 	w := rec.payload(t, func(p any) bool { _, ok := p.(event.WarningPayload); return ok }).(event.WarningPayload)
 	if w.Kind != "outbound" || !strings.Contains(w.Message, "nothing was sent") {
 		t.Fatalf("warning %+v", w)
@@ -363,5 +367,22 @@ func TestAliasesContinueInASession(t *testing.T) {
 	}
 	if second.Sources[0].Title != "Télétravail" || second.Sources[0].Alias == "c1" {
 		t.Fatalf("second question's first source %+v", second.Sources[0])
+	}
+}
+
+// A session already sensitive sends nothing to a remote model, whatever
+// this question's passages are.
+func TestSensitiveSessionStaysLocal(t *testing.T) {
+	srv := openaitest.NewServer(t) // any request fails the test
+	p, err := rag.New(rag.Config{Store: freshStore(t), Router: router(t, srv, false)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := p.Ask(context.Background(), "jours de congés payés", nil, nil, rag.WithSensitive(true))
+	if err != nil || !a.Extractive {
+		t.Fatalf("answer %+v, %v", a, err)
+	}
+	if n := len(srv.Requests()); n != 0 {
+		t.Fatalf("%d requests sent", n)
 	}
 }

@@ -76,6 +76,11 @@ func (c *cli) ask(ctx context.Context, g *globalFlags, f *askFlags, question str
 		}
 	}
 	cfg := rag.Config{Store: store, Bases: f.bases, Mode: mode, Lang: st.lang}
+	// The outbound check classifies the passages even without a model: a
+	// session that quoted classified content must stay sensitive.
+	if cfg.Outbound, err = outboundFor(st); err != nil {
+		return failure(err)
+	}
 	if len(st.cfg.Providers) > 0 {
 		first, router, err := providers(st.cfg)
 		if err != nil {
@@ -88,9 +93,6 @@ func (c *cli) ask(ctx context.Context, g *globalFlags, f *askFlags, question str
 			}
 		}
 		cfg.Router = router
-		if cfg.Outbound, err = outboundFor(st); err != nil {
-			return failure(err)
-		}
 	}
 	p, err := rag.New(cfg)
 	if err != nil {
@@ -128,12 +130,17 @@ func (c *cli) askSession(ctx context.Context, f *askFlags, lang i18n.Lang, root 
 	}
 	rec.view = v
 	if len(ls.past) == 0 {
+		// Local: the answers of a quick answer quote the documents (the
+		// extractive ones always do). Recorded as local, they stay subject
+		// to the marking check if the session is continued by an agent
+		// (moteur run --session) and sent to a remote model.
 		if err := rec.emit(event.SessionStarted, event.SessionStartedPayload{Provider: "quick-answer", Model: "rag",
-			ProjectRoot: root, Tools: []string{}, Lang: string(lang.Normalize())}, false); err != nil {
+			ProjectRoot: root, Tools: []string{}, Lang: string(lang.Normalize()), Local: true}, false); err != nil {
 			return failure(errors.Join(err, ls.close()))
 		}
 	}
-	_, askErr := p.Ask(ctx, question, historyOf(ls.past), rec.emit, rag.WithAliases(aliasesOf(ls.past)))
+	_, askErr := p.Ask(ctx, question, historyOf(ls.past), rec.emit,
+		rag.WithAliases(aliasesOf(ls.past)), rag.WithSensitive(sensitiveIn(ls.past)))
 	err = errors.Join(rec.err, v.finish(), ls.close())
 	if askErr != nil {
 		return failure(askErr)
@@ -145,6 +152,16 @@ func (c *cli) askSession(ctx context.Context, f *askFlags, lang i18n.Lang, root 
 		fmt.Fprintf(c.stderr, "moteur: session %s (continue with: moteur ask --session %s QUESTION)\n", id, id)
 	}
 	return nil
+}
+
+// sensitiveIn reports that classified content entered a stored session.
+func sensitiveIn(past []event.Event) bool {
+	for _, ev := range past {
+		if ev.Type == event.SessionClassified {
+			return true
+		}
+	}
+	return false
 }
 
 // aliasesOf rebuilds a stored session's citation aliases from the

@@ -10,6 +10,9 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/moteur/moteur/event"
+	"github.com/moteur/moteur/provider/openai/openaitest"
 )
 
 // modelServer serves /v1/embeddings (a text's lower-cased words hashed into
@@ -183,5 +186,41 @@ func TestKBRmDocuments(t *testing.T) {
 	}
 	if res := h.run(t, "kb", "rm", "missing", filepath.Join(dir, "conges.md")); res.code != 2 || !strings.Contains(res.stderr, "missing") {
 		t.Fatalf("unknown base: exit %d, stderr %q", res.code, res.stderr)
+	}
+}
+
+// An extractive answer that quoted a classified passage stays subject to
+// the marking check: continuing its session with an agent on a remote model
+// sends nothing.
+func TestAskedClassifiedQuoteNeverLeaves(t *testing.T) {
+	h := newKBHarness(t)
+	dir := writeDocs(t, map[string]string{"alpha.md": "# Projet Alpha\n\nDIFFUSION RESTREINTE\n\nLe budget du projet Alpha est de trois millions d'euros.\n"})
+	if res := h.run(t, "kb", "create", "docs"); res.code != 0 {
+		t.Fatal(res.stderr)
+	}
+	if res := h.run(t, "kb", "add", "docs", dir); res.code != 0 {
+		t.Fatal(res.stdout, res.stderr)
+	}
+	if res := h.run(t, "ask", "--session", "s-alpha", "budget du projet Alpha"); res.code != 0 || !strings.Contains(res.stdout, "trois millions") {
+		t.Fatalf("ask: exit %d, stdout %q, stderr %q", res.code, res.stdout, res.stderr)
+	}
+	srv := openaitest.NewServer(t) // any request fails the test
+	withModel(h, srv)
+	res := h.run(t, "run", "--session", "s-alpha", "résume")
+	if res.code == 0 || !strings.Contains(res.stderr, "sensitive") {
+		t.Fatalf("run: exit %d, stderr %q; want a refusal: the session is sensitive", res.code, res.stderr)
+	}
+	evs := h.load(t, "s-alpha")
+	classified := false
+	for _, ev := range evs {
+		if p, ok := ev.Payload.(event.SessionClassifiedPayload); ok && p.Marking == "DIFFUSION RESTREINTE" {
+			classified = true
+		}
+	}
+	if !classified {
+		t.Fatal("the quick answer over a classified passage did not record SessionClassified")
+	}
+	if n := len(srv.Requests()); n != 0 {
+		t.Fatalf("%d requests reached the remote model", n)
 	}
 }
