@@ -16,6 +16,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/moteur/moteur/event"
 	"github.com/moteur/moteur/kb/chunk"
 	"github.com/moteur/moteur/kb/parse"
 	"github.com/moteur/moteur/provider"
@@ -250,6 +251,9 @@ func (s *Store) prepareDoc(ctx context.Context, b Base, p *prepared, d storedDoc
 	if len(p.chunks) == 0 {
 		return p.fail(fmt.Errorf("%s: no text to index", d.path))
 	}
+	if kinds := maskChunks(p.chunks); len(kinds) > 0 {
+		p.fr.Warnings = append(p.fr.Warnings, "secrets masked before storing: "+strings.Join(kinds, ", "))
+	}
 	if b.EmbedModel != "" {
 		var err error
 		if p.vecs, err = s.embedChunks(ctx, d.doc.Title, p.chunks); err != nil {
@@ -367,4 +371,25 @@ var ErrEmbedderDown = errors.New("the embedding server is not answering")
 func serverDown(err error) bool {
 	var pe *provider.Error
 	return errors.As(err, &pe) && pe.Kind == provider.Transient
+}
+
+// maskChunks masks the secrets of the chunks' text (an API key in a
+// configuration file, a token in a log) before anything is stored or
+// embedded, as every event is: a knowledge base is a store, and its
+// passages go to models. It returns the kinds of secret found.
+func maskChunks(chunks []chunk.Chunk) []string {
+	seen := map[string]bool{}
+	var kinds []string
+	for i := range chunks {
+		text, found := event.MaskString(chunks[i].Text)
+		chunks[i].Text = text
+		for _, k := range found {
+			if !seen[k] {
+				seen[k] = true
+				kinds = append(kinds, k)
+			}
+		}
+	}
+	sort.Strings(kinds)
+	return kinds
 }

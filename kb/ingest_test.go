@@ -327,3 +327,34 @@ func TestEmbedderDownStopsTheIngestion(t *testing.T) {
 		t.Fatalf("report %+v, %v", rep, err)
 	}
 }
+
+// Secrets are masked before anything is stored or embedded: the database
+// never holds them, and a search shows the mask.
+func TestSecretsMaskedBeforeStoring(t *testing.T) {
+	const key = "sk-proj-Ab3dEfGh1jKlMnOpQrStUvWx"
+	emb := newBag()
+	var embedded []string
+	emb.fail = func(texts []string) error { embedded = append(embedded, texts...); return nil }
+	s := openTest(t, Config{Embedder: emb})
+	mustCreate(t, s, "docs", CreateOptions{})
+	rep := mustIngest(t, s, "docs", writeFiles(t, map[string]string{"deploy.md": "# Déploiement\n\nExporter OPENAI_API_KEY=" + key + " avant le script de déploiement.\n"}))
+	if rep.Added != 1 || len(rep.Files[0].Warnings) == 0 || !strings.Contains(rep.Files[0].Warnings[0], "secrets masked") {
+		t.Fatalf("report %+v", rep)
+	}
+	res := search(t, s, Query{Text: "script de déploiement", Mode: ModeKeyword})
+	if len(res.Hits) != 1 || strings.Contains(res.Hits[0].Text, key) || !strings.Contains(res.Hits[0].Text, "[REDACTED") {
+		t.Fatalf("hits %+v", res.Hits)
+	}
+	if strings.Contains(strings.Join(embedded, " "), key) {
+		t.Fatal("the secret was sent to the embedding server")
+	}
+	s.Close()
+	raw, err := os.ReadFile(s.path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wal, _ := os.ReadFile(s.path + "-wal")
+	if strings.Contains(string(raw)+string(wal), key) {
+		t.Fatal("the database file holds the secret")
+	}
+}
