@@ -146,6 +146,7 @@ func (t *turn) emitResult(c llm.ToolCall, r tools.Result, dur time.Duration) str
 		return r.Content
 	}
 	t.classify(r.Content, "tool "+c.Name)
+	t.classifiedResult(r.Classified, "tool "+c.Name)
 	t.truncated = t.truncated || r.Truncated
 	return rec.(event.ToolResultPayload).Content
 }

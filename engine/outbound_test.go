@@ -1,6 +1,8 @@
 package engine
 
 import (
+	"context"
+	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
@@ -15,6 +17,7 @@ import (
 	"github.com/moteur/moteur/provider/openai/openaitest"
 	"github.com/moteur/moteur/provider/scripted"
 	"github.com/moteur/moteur/routing"
+	"github.com/moteur/moteur/tools"
 )
 
 const classified = "Note DIFFUSION RESTREINTE : le plan de reprise."
@@ -159,5 +162,28 @@ func TestJurisdictionWarningOncePerSession(t *testing.T) {
 	}
 	if started := evs[0].Payload.(event.SessionStartedPayload); started.Profile != "restricted" {
 		t.Errorf("SessionStarted profile = %q", started.Profile)
+	}
+}
+
+// A result classified without a marking in its text (a knowledge-base
+// document under a classified path) makes the session sensitive, even with
+// no local provider: the next request goes nowhere remote.
+func TestClassifiedResultStopsRemoteSends(t *testing.T) {
+	kb := &fakeTool{name: "search_knowledge", run: func(context.Context, json.RawMessage) (tools.Result, error) {
+		return tools.Result{Content: "La fusion est prévue pour mars.", Classified: "path:dossiers/**"}, nil
+	}}
+	remote := scripted.New(scripted.Config{Name: "cloud", Endpoint: "https://api.mistral.ai/v1",
+		Steps: []scripted.Step{scripted.Call("k1", "search_knowledge", `{}`), {Text: "jamais envoyé"}}})
+	h := newHarness(t, nil, []tools.Tool{kb}, func(d *Deps) { d.Provider = remote })
+	err := h.submit("quand est la fusion ?")
+	if err == nil || !strings.Contains(err.Error(), "sensitive") {
+		t.Fatalf("Submit = %v, want a refusal: the session became sensitive", err)
+	}
+	if n := len(remote.Requests()); n != 1 {
+		t.Fatalf("the remote provider received %d requests, want only the first, before the result", n)
+	}
+	c := last[event.SessionClassifiedPayload](t, h.sink.all(), event.SessionClassified)
+	if c.Marking != "path:dossiers/**" || c.Source != "tool search_knowledge" {
+		t.Fatalf("SessionClassified = %+v", c)
 	}
 }

@@ -92,8 +92,24 @@ func (t *turn) classify(text, source string) {
 	if !ok {
 		return
 	}
+	t.sensitize(m.Marking, source)
+}
+
+// classifiedResult makes the session sensitive for a result whose content
+// is classified without a marking in its text (a document under a
+// classified path), whether or not a local provider exists: no text check
+// could stop it later, so only the session's sensitivity keeps it from
+// remote providers.
+func (t *turn) classifiedResult(rule, source string) {
+	if rule == "" || t.s.sensitive {
+		return
+	}
+	t.sensitize(rule, source)
+}
+
+func (t *turn) sensitize(marking, source string) {
 	t.s.sensitive = true
-	_ = t.emit(event.SessionClassified, event.SessionClassifiedPayload{Marking: m.Marking, Source: source})
+	_ = t.emit(event.SessionClassified, event.SessionClassifiedPayload{Marking: marking, Source: source})
 }
 
 func hostOf(endpoint string) string {

@@ -69,7 +69,7 @@ func (s *Store) loadHits(ctx context.Context, rows []int64) (map[int64]Hit, erro
 		args[i], marks[i] = r, "?"
 	}
 	q := `SELECT c.rowid, c.id, c.idx, c.kind, c.headings, c.text, c.terms, c.embedding,
-		d.id, d.title, d.path, k.id, k.name
+		d.id, d.title, d.path, d.classified, k.id, k.name
 		FROM kb_chunks c JOIN kb_documents d ON d.rowid = c.doc JOIN kbs k ON k.rowid = c.kb
 		WHERE c.rowid IN (` + strings.Join(marks, ",") + `)`
 	res, err := s.r.QueryContext(ctx, q, args...)
@@ -82,7 +82,7 @@ func (s *Store) loadHits(ctx context.Context, rows []int64) (map[int64]Hit, erro
 		var h Hit
 		var blob []byte
 		if err := res.Scan(&h.row, &h.Chunk, &h.Index, &h.Kind, &h.Headings, &h.Text, &h.terms, &blob,
-			&h.Document, &h.Title, &h.Path, &h.Base, &h.BaseName); err != nil {
+			&h.Document, &h.Title, &h.Path, &h.Classified, &h.Base, &h.BaseName); err != nil {
 			return nil, fmt.Errorf("search: %w", err)
 		}
 		if len(blob) > 0 && len(blob)%4 == 0 {

@@ -228,11 +228,18 @@ func (s *Store) prepareFile(ctx context.Context, b Base, path string, lim parse.
 	p.fr.Bytes = int64(len(data))
 	sum := sha256.Sum256(data)
 	hash := hex.EncodeToString(sum[:])
-	prev, err := s.storedHash(ctx, b, path)
+	rule := ""
+	if s.classify != nil {
+		if r, ok := s.classify(path); ok {
+			rule = r
+		}
+	}
+	prevHash, prevRule, err := s.stored(ctx, b, path)
 	if err != nil {
 		return p.fail(err)
 	}
-	if prev == hash {
+	// A classification rule added or removed since counts as a change.
+	if prevHash == hash && prevRule == rule {
 		p.fr.Status = StatusUnchanged
 		return p
 	}
@@ -241,7 +248,8 @@ func (s *Store) prepareFile(ctx context.Context, b Base, path string, lim parse.
 		return p.fail(err)
 	}
 	p.fr.Warnings = doc.Warnings
-	return s.prepareDoc(ctx, b, p, storedDoc{path: path, hash: hash, size: p.fr.Bytes, doc: doc})
+	d := storedDoc{path: path, hash: hash, size: p.fr.Bytes, doc: doc, classified: rule}
+	return s.prepareDoc(ctx, b, p, d)
 }
 
 // prepareDoc chunks and embeds a parsed document.

@@ -358,3 +358,29 @@ func TestSecretsMaskedBeforeStoring(t *testing.T) {
 		t.Fatal("the database file holds the secret")
 	}
 }
+
+// A document under a classified path carries its rule to every hit; adding
+// or removing the rule re-stores an unchanged file.
+func TestClassifiedPaths(t *testing.T) {
+	dir := writeFiles(t, map[string]string{"secret/fusion.md": "# Fusion\n\nLa fusion est prévue en mars.\n", "open.md": "# Ouvert\n\nLa fusion des équipes ouvertes.\n"})
+	rule := "path:secret/**"
+	classify := func(p string) (string, bool) { return rule, strings.Contains(p, "/secret/") }
+	path := filepath.Join(t.TempDir(), "moteur.db")
+	s := openTest(t, Config{Path: path, Classify: classify})
+	mustCreate(t, s, "docs", CreateOptions{})
+	mustIngest(t, s, "docs", dir)
+	res := search(t, s, Query{Text: "fusion", Mode: ModeKeyword})
+	got := map[string]string{}
+	for _, h := range res.Hits {
+		got[h.Title] = h.Classified
+	}
+	if got["Fusion"] != rule || got["Ouvert"] != "" {
+		t.Fatalf("classification of hits %v", got)
+	}
+	s.Close()
+	plain := openTest(t, Config{Path: path})
+	rep := mustIngest(t, plain, "docs", dir)
+	if rep.Updated != 1 || rep.Unchanged != 1 {
+		t.Fatalf("rule removed: %+v, want the classified file re-stored", rep)
+	}
+}

@@ -42,6 +42,7 @@ CREATE TABLE kb_documents (
 	chunks      INTEGER NOT NULL,
 	warnings    TEXT    NOT NULL DEFAULT '',
 	meta        TEXT    NOT NULL DEFAULT '{}',
+	classified  TEXT    NOT NULL DEFAULT '', -- the classification rule its path matched
 	ingested_at INTEGER NOT NULL,
 	UNIQUE (kb, path)
 );

@@ -11,15 +11,17 @@ import (
 
 // DocInfo describes a stored document.
 type DocInfo struct {
-	ID         string            `json:"id"`
-	Base       string            `json:"base"`
-	BaseName   string            `json:"base_name"`
-	Path       string            `json:"path"`
-	Title      string            `json:"title"`
-	Format     string            `json:"format"`
-	Size       int64             `json:"size"`
-	Chunks     int               `json:"chunks"`
-	SHA256     string            `json:"sha256"`
+	ID       string `json:"id"`
+	Base     string `json:"base"`
+	BaseName string `json:"base_name"`
+	Path     string `json:"path"`
+	Title    string `json:"title"`
+	Format   string `json:"format"`
+	Size     int64  `json:"size"`
+	Chunks   int    `json:"chunks"`
+	SHA256   string `json:"sha256"`
+	// Classified is the classification rule the document's path matched.
+	Classified string            `json:"classified,omitempty"`
 	Warnings   []string          `json:"warnings,omitempty"`
 	Meta       map[string]string `json:"meta,omitempty"`
 	IngestedAt time.Time         `json:"ingested_at"`
@@ -35,14 +37,14 @@ type ChunkInfo struct {
 	Text     string `json:"text"`
 }
 
-const docColumns = `d.id, k.id, k.name, d.path, d.title, d.format, d.size, d.chunks, d.sha256, d.warnings, d.meta, d.ingested_at`
+const docColumns = `d.id, k.id, k.name, d.path, d.title, d.format, d.size, d.chunks, d.sha256, d.classified, d.warnings, d.meta, d.ingested_at`
 
 func scanDoc(r scanner) (DocInfo, error) {
 	var d DocInfo
 	var warnings, meta string
 	var at int64
 	if err := r.Scan(&d.ID, &d.Base, &d.BaseName, &d.Path, &d.Title, &d.Format, &d.Size, &d.Chunks, &d.SHA256,
-		&warnings, &meta, &at); err != nil {
+		&d.Classified, &warnings, &meta, &at); err != nil {
 		return d, err
 	}
 	// Both were written by json.Marshal; a damaged value is shown empty

@@ -58,6 +58,9 @@ type Hit struct {
 	Vector  float64 `json:"vector_score,omitempty"`
 	Keyword float64 `json:"keyword_score,omitempty"`
 	Rerank  float64 `json:"rerank_score,omitempty"`
+	// Classified is the classification rule of the document's path: the
+	// passage may only go to a local model.
+	Classified string `json:"classified,omitempty"`
 
 	row       int64
 	terms     string

@@ -27,6 +27,10 @@ type Config struct {
 	Embedder Embedder
 	// Reranker scores candidates against the query; nil means no rerank.
 	Reranker Reranker
+	// Classify tells whether a file's path is classified (a path rule of
+	// the configuration), and by which rule; nil classifies nothing. The
+	// passages of a classified document are marked so, wherever they go.
+	Classify func(path string) (rule string, classified bool)
 	// Retrieval overrides the retrieval defaults (zero fields keep them).
 	Retrieval retrieval.Settings
 	// Now and NewID are seams for tests; nil means time.Now and random ids.
@@ -54,6 +58,7 @@ type Store struct {
 	r         *sql.DB // read-only connections
 	embedder  Embedder
 	reranker  Reranker
+	classify  func(string) (string, bool)
 	retrieval retrieval.Settings
 	now       func() time.Time
 	newID     func() string
@@ -86,7 +91,7 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 	if err := ss.Close(); err != nil {
 		return nil, fmt.Errorf("open knowledge bases: %w", err)
 	}
-	s := &Store{path: path, embedder: cfg.Embedder, reranker: cfg.Reranker, retrieval: r,
+	s := &Store{path: path, embedder: cfg.Embedder, reranker: cfg.Reranker, retrieval: r, classify: cfg.Classify,
 		now: cfg.Now, newID: cfg.NewID, vecs: map[string]*vectorSet{}}
 	if s.now == nil {
 		s.now = time.Now

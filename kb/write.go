@@ -15,20 +15,21 @@ import (
 
 // storedDoc is a parsed file as it is about to be stored.
 type storedDoc struct {
-	path string
-	hash string
-	size int64
-	doc  parse.Document
+	path       string
+	hash       string
+	size       int64
+	doc        parse.Document
+	classified string // the path rule that classifies it, "" when none
 }
 
-// storedHash is the SHA-256 of the stored version of path, "" when none.
-func (s *Store) storedHash(ctx context.Context, b Base, path string) (string, error) {
-	var h string
-	err := s.r.QueryRowContext(ctx, `SELECT sha256 FROM kb_documents WHERE kb = ? AND path = ?`, b.rowid, path).Scan(&h)
+// stored is the SHA-256 of the stored version of path ("" when none) and
+// the classification rule it was stored with.
+func (s *Store) stored(ctx context.Context, b Base, path string) (hash, classified string, err error) {
+	err = s.r.QueryRowContext(ctx, `SELECT sha256, classified FROM kb_documents WHERE kb = ? AND path = ?`, b.rowid, path).Scan(&hash, &classified)
 	if errors.Is(err, sql.ErrNoRows) {
-		return "", nil
+		return "", "", nil
 	}
-	return h, err
+	return hash, classified, err
 }
 
 // headingPath renders a heading path as the tools show it.
@@ -106,8 +107,8 @@ func writeDocument(ctx context.Context, tx *sql.Tx, b Base, id string, d storedD
 	warnings, _ := json.Marshal(d.doc.Warnings)
 	meta, _ := json.Marshal(d.doc.Meta)
 	res, err := tx.ExecContext(ctx, `INSERT INTO kb_documents (id, kb, path, title, format, sha256, size, chunks,
-		warnings, meta, ingested_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		id, b.rowid, d.path, d.doc.Title, d.doc.Format, d.hash, d.size, len(chunks), string(warnings), string(meta), now)
+		warnings, meta, classified, ingested_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		id, b.rowid, d.path, d.doc.Title, d.doc.Format, d.hash, d.size, len(chunks), string(warnings), string(meta), d.classified, now)
 	if err != nil {
 		return false, err
 	}

@@ -15,9 +15,10 @@ type Citation = cite.Ref
 
 // passages is the context of one answer: the hits under their aliases.
 type passages struct {
-	table   *cite.Table
-	sources []Citation
-	prompt  []extractive.Source
+	table      *cite.Table
+	sources    []Citation
+	prompt     []extractive.Source
+	classified []string // the path rule of each passage's document, "" when none
 }
 
 // newContext gives each hit its alias in table (c1, c2… in rank order in a
@@ -29,6 +30,7 @@ func newContext(res kb.Result, table *cite.Table) *passages {
 			Title: h.Title, Path: h.Path, Headings: h.Headings, Score: h.Score}
 		r.Alias = p.table.Alias(r)
 		p.sources = append(p.sources, r)
+		p.classified = append(p.classified, h.Classified)
 		p.prompt = append(p.prompt, extractive.Source{ID: r.Alias, Title: h.Title, Headings: h.Headings, Text: body(h.Text)})
 	}
 	return p

@@ -235,16 +235,20 @@ func (p *Pipeline) extractiveProvider() *extractive.Provider {
 }
 
 // classify makes the session sensitive when a passage carries a
-// classification marking, and records it (SessionClassified): the answer,
+// classification marking or comes from a document under a classified path,
+// and records it (SessionClassified): the answer,
 // which may quote the passage without its marking, must never reach a
 // remote model, now or when the session is continued.
 func (p *Pipeline) classify(ctxt *passages, rec *recorder) bool {
-	if p.cfg.Outbound == nil {
-		return false
-	}
 	for i, s := range ctxt.prompt {
-		if m, ok := p.cfg.Outbound.Classify(s.Title + "\n" + s.Headings + "\n" + s.Text); ok {
-			rec.event(event.SessionClassified, event.SessionClassifiedPayload{Marking: m.Marking,
+		marking := ctxt.classified[i]
+		if marking == "" && p.cfg.Outbound != nil {
+			if m, ok := p.cfg.Outbound.Classify(s.Title + "\n" + s.Headings + "\n" + s.Text); ok {
+				marking = m.Marking
+			}
+		}
+		if marking != "" {
+			rec.event(event.SessionClassified, event.SessionClassifiedPayload{Marking: marking,
 				Source: "knowledge base passage " + ctxt.sources[i].Alias + " (" + ctxt.sources[i].Title + ")"}, false)
 			return true
 		}

@@ -63,6 +63,10 @@ type Result struct {
 	// (knowledge bases, documents, chunks), with the stored ids the model
 	// never sees.
 	References []cite.Ref `json:"references,omitempty"`
+	// Classified names the classification rule of content the result
+	// holds that its text does not show (a document under a classified
+	// path): the session becomes sensitive, as for a marking.
+	Classified string `json:"classified,omitempty"`
 }
 
 // Cleaner is implemented by tools that hold resources for a session; the

@@ -224,3 +224,50 @@ func TestAskedClassifiedQuoteNeverLeaves(t *testing.T) {
 		t.Fatalf("%d requests reached the remote model", n)
 	}
 }
+
+// A document under a classified path (classify: paths:) has no marking in
+// its text, yet its passages never reach a remote model: the quick answer
+// quotes them, and an agent that read them stops sending.
+func TestClassifiedPathInAKnowledgeBase(t *testing.T) {
+	h := newKBHarness(t)
+	cfgDir := filepath.Join(h.env["XDG_CONFIG_HOME"], "moteur")
+	if err := os.MkdirAll(cfgDir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(cfgDir, "config.yaml"), []byte("classify:\n  paths: [\"/**/dossiers/**\"]\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	root := t.TempDir()
+	secret := filepath.Join(root, "dossiers")
+	if err := os.MkdirAll(secret, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(secret, "fusion.md"), []byte("# Fusion\n\nLa fusion avec Beta est prévue pour mars.\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if res := h.run(t, "kb", "create", "docs"); res.code != 0 {
+		t.Fatal(res.stderr)
+	}
+	if res := h.run(t, "kb", "add", "docs", root); res.code != 0 {
+		t.Fatal(res.stdout, res.stderr)
+	}
+	srv := openaitest.NewServer(t) // any request fails the test
+	withModel(h, srv)
+	res := h.run(t, "ask", "--session", "s-fusion", "quand est prévue la fusion avec Beta ?")
+	if res.code != 0 || !strings.Contains(res.stdout, "mars") || !strings.Contains(res.stderr, "nothing was sent") {
+		t.Fatalf("ask: exit %d, stdout %q, stderr %q", res.code, res.stdout, res.stderr)
+	}
+	if n := len(srv.Requests()); n != 0 {
+		t.Fatalf("%d requests reached the remote model", n)
+	}
+	evs := h.load(t, "s-fusion")
+	found := false
+	for _, ev := range evs {
+		if p, ok := ev.Payload.(event.SessionClassifiedPayload); ok && strings.Contains(p.Marking, "dossiers") {
+			found = true
+		}
+	}
+	if !found {
+		t.Fatal("no SessionClassified naming the path rule")
+	}
+}

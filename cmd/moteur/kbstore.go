@@ -27,7 +27,21 @@ func (c *cli) openKB(ctx context.Context, st *settings) (*kb.Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	kc := kb.Config{Path: session.DefaultPath(home), Retrieval: st.cfg.Retrieval}
+	root, err := c.projectRoot()
+	if err != nil {
+		return nil, err
+	}
+	cl, err := classifierOf(st.cfg)
+	if err != nil {
+		return nil, failure(err)
+	}
+	kc := kb.Config{Path: session.DefaultPath(home), Retrieval: st.cfg.Retrieval,
+		// The configuration's classify paths: relative ones from the
+		// project the command runs in, absolute ones anywhere.
+		Classify: func(path string) (string, bool) {
+			m, ok := cl.Path(root, path)
+			return m.Rule, ok
+		}}
 	if em != nil {
 		kc.Embedder = em
 	}

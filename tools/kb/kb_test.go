@@ -256,3 +256,35 @@ func TestListDocuments(t *testing.T) {
 		t.Fatal("a base out of scope was listed")
 	}
 }
+
+func TestClassifiedDocumentsMarkTheResult(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "fusion.md"), []byte("# Fusion\n\nLa fusion est prévue en mars.\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s, err := kbs.Open(context.Background(), kbs.Config{Path: filepath.Join(t.TempDir(), "moteur.db"),
+		Classify: func(string) (string, bool) { return "path:dossiers/**", true }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if _, err := s.Create(context.Background(), "docs", kbs.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Ingest(context.Background(), "docs", []string{dir}, kbs.IngestOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	reg := tools.NewRegistry(tools.Config{})
+	if err := kb.Register(reg, kb.Config{Store: s, Bases: []string{"docs"}}); err != nil {
+		t.Fatal(err)
+	}
+	f := &fixture{store: s, reg: reg, table: cite.NewTable()}
+	r := f.call(t, kb.SearchName, map[string]any{"query": "fusion"})
+	if r.Classified != "path:dossiers/**" {
+		t.Fatalf("search result classified %q", r.Classified)
+	}
+	chunk, _ := f.searchFirst(t, "fusion")
+	if r := f.call(t, kb.ReadName, map[string]any{"id": chunk}); r.Classified != "path:dossiers/**" {
+		t.Fatalf("read result classified %q", r.Classified)
+	}
+}

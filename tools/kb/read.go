@@ -95,7 +95,7 @@ func (t *read) Execute(ctx context.Context, raw json.RawMessage) (tools.Result, 
 	if err != nil {
 		return errResult(err)
 	}
-	return tools.Result{Content: pg.String(), Display: "document", References: pg.refs}, nil
+	return tools.Result{Content: pg.String(), Display: "document", References: pg.refs, Classified: doc.Classified}, nil
 }
 
 func clampLimit(n int) int {

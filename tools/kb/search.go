@@ -67,7 +67,7 @@ func (t *search) Execute(ctx context.Context, raw json.RawMessage) (tools.Result
 		return errResult(err)
 	}
 	content, refs := renderSearch(tab, a.Query, res, t.s.cfg.Budget*4/5)
-	return tools.Result{Content: content, Display: "knowledge_search", References: refs}, nil
+	return tools.Result{Content: content, Display: "knowledge_search", References: refs, Classified: classified(res.Hits)}, nil
 }
 
 // renderSearch writes the results for the model: each document's header
@@ -138,4 +138,17 @@ func fitBlocks(head string, blocks []string, budget int, what string) (content s
 		used += n
 	}
 	return sb.String(), len(blocks)
+}
+
+// classified returns the classification rule of the first hit from a
+// classified document, "" when none is: the engine then treats the result
+// as it treats a marking. (All hits count, shown or cut by the budget: the
+// stricter reading.)
+func classified(hits []kbs.Hit) string {
+	for _, h := range hits {
+		if h.Classified != "" {
+			return h.Classified
+		}
+	}
+	return ""
 }
