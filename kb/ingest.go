@@ -263,8 +263,12 @@ func (s *Store) prepareDoc(ctx context.Context, b Base, p *prepared, d storedDoc
 		p.fr.Warnings = append(p.fr.Warnings, "secrets masked before storing: "+strings.Join(kinds, ", "))
 	}
 	if b.EmbedModel != "" {
+		ectx := ctx
+		if d.classified != "" {
+			ectx = withClassified(ctx, d.classified)
+		}
 		var err error
-		if p.vecs, err = s.embedChunks(ctx, d.doc.Title, p.chunks); err != nil {
+		if p.vecs, err = s.embedChunks(ectx, d.doc.Title, p.chunks); err != nil {
 			if serverDown(err) {
 				// Every other file would wait for the same retries: stop.
 				p.down = fmt.Errorf("%w: %w", ErrEmbedderDown, err)

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/moteur/moteur/kb/parse"
+	"github.com/moteur/moteur/policy"
 	"github.com/moteur/moteur/provider"
 	"github.com/moteur/moteur/session"
 )
@@ -382,5 +383,43 @@ func TestClassifiedPaths(t *testing.T) {
 	rep := mustIngest(t, plain, "docs", dir)
 	if rep.Updated != 1 || rep.Unchanged != 1 {
 		t.Fatalf("rule removed: %+v, want the classified file re-stored", rep)
+	}
+}
+
+// refusingEmbedder refuses, as a remote server's client must, the texts of
+// classified documents.
+type refusingEmbedder struct{ *bagEmbedder }
+
+func (r refusingEmbedder) Embed(ctx context.Context, texts []string) ([][]float32, error) {
+	if rule, ok := ClassifiedFrom(ctx); ok {
+		return nil, &policy.Refusal{Rule: rule, Reason: "not local"}
+	}
+	return r.bagEmbedder.Embed(ctx, texts)
+}
+
+func (r refusingEmbedder) Rerank(ctx context.Context, _ string, docs []string) ([]float64, error) {
+	if rule, ok := ClassifiedFrom(ctx); ok {
+		return nil, &policy.Refusal{Rule: rule, Reason: "not local"}
+	}
+	return make([]float64, len(docs)), nil
+}
+
+func TestClassifiedTextsAreMarkedForTheModels(t *testing.T) {
+	dir := writeFiles(t, map[string]string{"secret/fusion.md": "# Fusion\n\nLa fusion est prévue en mars.\n", "open.md": "# Ouvert\n\nLa fusion des équipes ouvertes.\n"})
+	classify := func(p string) (string, bool) { return "path:secret/**", strings.Contains(p, "/secret/") }
+	emb := refusingEmbedder{newBag()}
+	s := openTest(t, Config{Embedder: emb, Classify: classify})
+	mustCreate(t, s, "docs", CreateOptions{})
+	rep := mustIngest(t, s, "docs", dir)
+	if rep.Added != 1 || rep.Failed != 1 || !strings.Contains(rep.Files[1].Error+rep.Files[0].Error, "path:secret/**") {
+		t.Fatalf("report %+v", rep)
+	}
+	// A reranker refusing classified candidates is skipped, and said so.
+	plain := openTest(t, Config{Reranker: emb, Classify: classify})
+	mustCreate(t, plain, "docs", CreateOptions{})
+	mustIngest(t, plain, "docs", dir)
+	res := search(t, plain, Query{Text: "fusion", Mode: ModeKeyword})
+	if res.Reranked || !strings.Contains(res.RerankSkipped, "path:secret/**") || len(res.Hits) != 2 {
+		t.Fatalf("result %+v", res)
 	}
 }

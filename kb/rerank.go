@@ -3,8 +3,11 @@ package kb
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"slices"
+
+	"github.com/moteur/moteur/policy"
 )
 
 // rerank scores the best RerankMax candidates with the reranker (text =
@@ -22,7 +25,20 @@ func (s *Store) rerank(ctx context.Context, query string, hits []Hit, res *Resul
 	for i, h := range hits {
 		docs[i] = h.Title + "\n" + h.Text
 	}
-	scores, err := s.reranker.Rerank(ctx, query, docs)
+	rctx := ctx
+	for _, h := range hits {
+		if h.Classified != "" {
+			rctx = withClassified(ctx, h.Classified)
+			break
+		}
+	}
+	scores, err := s.reranker.Rerank(rctx, query, docs)
+	if errors.Is(err, policy.ErrRefused) {
+		// The reranker may not see these candidates (classified, and it is
+		// not local): the search goes on without it, and says so.
+		res.RerankSkipped = err.Error()
+		return hits, nil
+	}
 	if err != nil {
 		return nil, fmt.Errorf("search: rerank: %w", err)
 	}

@@ -87,6 +87,9 @@ type Result struct {
 	// RerankRejected reports that the reranker judged every candidate
 	// irrelevant.
 	RerankRejected bool `json:"rerank_rejected,omitempty"`
+	// RerankSkipped says why the reranker was not used although one is
+	// configured (the outbound policy refused it the candidates).
+	RerankSkipped string `json:"rerank_skipped,omitempty"`
 	// Hint tells the user (or the model) what to try when nothing came.
 	Hint string `json:"hint,omitempty"`
 }

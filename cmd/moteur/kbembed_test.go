@@ -271,3 +271,35 @@ func TestClassifiedPathInAKnowledgeBase(t *testing.T) {
 		t.Fatal("no SessionClassified naming the path rule")
 	}
 }
+
+// The text of a document under a classified path never goes to a remote
+// embedding server, though no marking shows in it.
+func TestClassifiedPathNotEmbeddedRemotely(t *testing.T) {
+	srv := newModelServer(t)
+	h := newKBHarness(t)
+	h.env["MOTEUR_EMBED_MODEL"], h.env["MOTEUR_EMBED_BASE_URL"] = "bag-64", srv.URL+"/v1"
+	cfgDir := filepath.Join(h.env["XDG_CONFIG_HOME"], "moteur")
+	if err := os.MkdirAll(cfgDir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(cfgDir, "config.yaml"), []byte("classify:\n  paths: [\"/**/dossiers/**\"]\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	root := writeDocs(t, kbDocs)
+	if err := os.MkdirAll(filepath.Join(root, "dossiers"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(root, "dossiers", "fusion.md"), []byte("# Fusion\n\nLa fusion avec Beta est prévue pour mars.\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if res := h.run(t, "kb", "create", "vec"); res.code != 0 {
+		t.Fatal(res.stderr)
+	}
+	res := h.run(t, "kb", "add", "vec", root)
+	if res.code != 1 || !strings.Contains(res.stdout, "3 added") || !strings.Contains(res.stdout, "fusion.md") || !strings.Contains(res.stdout, "not local") {
+		t.Fatalf("kb add: exit %d, stdout %q", res.code, res.stdout)
+	}
+	if strings.Contains(srv.received(), "Beta") {
+		t.Fatal("the classified document's text reached the embedding server")
+	}
+}

@@ -136,6 +136,9 @@ type checkedEmbedder struct {
 func (c *checkedEmbedder) Model() string { return c.inner.Model() }
 
 func (c *checkedEmbedder) Embed(ctx context.Context, texts []string) ([][]float32, error) {
+	if err := checkClassified(ctx, c.dst); err != nil {
+		return nil, err
+	}
 	if err := c.out.Check(c.dst, asMessages(texts...)); err != nil {
 		return nil, err
 	}
@@ -152,6 +155,9 @@ type checkedReranker struct {
 func (c *checkedReranker) Model() string { return c.inner.Model() }
 
 func (c *checkedReranker) Rerank(ctx context.Context, query string, docs []string) ([]float64, error) {
+	if err := checkClassified(ctx, c.dst); err != nil {
+		return nil, err
+	}
 	if err := c.out.Check(c.dst, asMessages(append([]string{query}, docs...)...)); err != nil {
 		return nil, err
 	}
@@ -189,4 +195,15 @@ func (c *cli) knowledgeTools(ctx context.Context, st *settings, bases []string, 
 		return nil, failure(err)
 	}
 	return s, nil
+}
+
+// checkClassified refuses to send the text of a document under a
+// classified path to a server that is not local: the text may carry no
+// marking for the outbound check to find.
+func checkClassified(ctx context.Context, dst policy.Destination) error {
+	if rule, ok := kb.ClassifiedFrom(ctx); ok && !dst.Local {
+		return &policy.Refusal{Rule: "classification (" + rule + ")",
+			Reason: "the document is classified and " + dst.Provider + " is not local"}
+	}
+	return nil
 }
