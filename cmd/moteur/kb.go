@@ -80,6 +80,9 @@ func (c *cli) kbCreateCmd(g *globalFlags) *cobra.Command {
 			if err := kb.CheckName(args[0]); err != nil {
 				return usageErrorf("%v", err)
 			}
+			if err := opt.Chunking.Validate(); err != nil {
+				return usageErrorf("%v", err)
+			}
 			return c.withKB(cmd.Context(), g, func(s *kb.Store, _ *settings) error {
 				b, err := s.Create(cmd.Context(), args[0], opt)
 				if err != nil {
