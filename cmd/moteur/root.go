@@ -84,13 +84,15 @@ func (c *cli) rootCmd() *cobra.Command {
 	root := &cobra.Command{
 		Use:   "moteur",
 		Short: "Run tool-using LLM agents over your project",
-		Long: "moteur runs tool-using LLM agents over a project's files, with an audit log of everything they do.\n\n" +
+		Long: "moteur runs tool-using LLM agents over a project's files, with an audit log of everything they do,\n" +
+			"and answers questions from your documents: moteur kb add NAME FOLDER, then moteur ask QUESTION\n" +
+			"(works with no model at all) or moteur run --kb NAME PROMPT.\n\n" +
 			"Model: set MOTEUR_BASE_URL, MOTEUR_MODEL and MOTEUR_API_KEY (any OpenAI-compatible server),\n" +
 			"or OPENAI_BASE_URL and OPENAI_API_KEY, or list providers: in .moteur/config.yaml or\n" +
 			"$XDG_CONFIG_HOME/moteur/config.yaml (see moteur run --help). An organisation policy\n" +
 			"($MOTEUR_POLICY, default /etc/moteur/policy.yaml) applies on top of everything.\n\n" +
 			"Data goes to $MOTEUR_HOME, default $XDG_DATA_HOME/moteur:\n" +
-			"moteur.db (the sessions), audit/ (one hash-chained audit log per session, never deleted),\n" +
+			"moteur.db (the sessions and knowledge bases), audit/ (one hash-chained audit log per session, never deleted),\n" +
 			"transcripts/ (each session's events as JSON lines), checkpoints/ (the content files had before\n" +
 			"the agent changed them, which moteur sessions rewind restores).",
 		// Errors are printed once, by execute, in our own format; cobra
