@@ -163,12 +163,18 @@ type sessionTools struct {
 // file tools confined to root, saving what they replace in blobs (so that
 // a rewind can bring it back), and shell_exec isolated as sandbox says
 // (shell.SandboxAuto, SandboxBwrap or SandboxNone).
-func newSessionTools(root string, blobs tools.Blobs, sandbox string, extra []func() tools.Tool) (_ *sessionTools, err error) {
+func newSessionTools(root string, blobs tools.Blobs, sandbox string, cl *classify.Classifier, extra []func() tools.Tool) (_ *sessionTools, err error) {
 	reg := tools.NewRegistry(tools.Config{})
 	if err := plan.Register(reg); err != nil {
 		return nil, fmt.Errorf("register tools: %w", err)
 	}
-	fs, err := files.New(files.Config{Root: root, Blobs: blobs})
+	// The classify paths of the configuration: a file under one makes the
+	// session sensitive as soon as a tool's result draws on it.
+	classified := func(rel string) (string, bool) {
+		m, ok := cl.Path(root, filepath.FromSlash(rel))
+		return m.Rule, ok
+	}
+	fs, err := files.New(files.Config{Root: root, Blobs: blobs, Classify: classified})
 	if err != nil {
 		return nil, fmt.Errorf("register tools: %w", err)
 	}
@@ -308,7 +314,11 @@ func (c *cli) openAgent(ctx context.Context, g *globalFlags, f *agentFlags) (_ *
 	if err != nil {
 		return nil, err
 	}
-	tl, err := newSessionTools(root, cps, sandbox, c.tools)
+	cl, err := classifierOf(cfg)
+	if err != nil {
+		return nil, failure(err)
+	}
+	tl, err := newSessionTools(root, cps, sandbox, cl, c.tools)
 	if err != nil {
 		return nil, err
 	}

@@ -86,27 +86,27 @@ func (t *EditFile) Execute(ctx context.Context, args json.RawMessage) (tools.Res
 	if err := json.Unmarshal(args, &a); err != nil {
 		return tools.Result{}, fmt.Errorf("edit_file: %w", err)
 	}
-	res, err := t.s.edit(ctx, a.Path, a.Edits)
-	if err != nil {
-		return tools.Result{}, fmt.Errorf("edit_file: %w", err)
-	}
-	return res, nil
+	res, rule, err := t.s.edit(ctx, a.Path, a.Edits)
+	return answer(ctx, EditFileName, res, rule, err)
 }
 
-func (s *Set) edit(ctx context.Context, path string, edits []edit) (tools.Result, error) {
+// edit returns the call's result and, once the file's content is read, its
+// classification rule: from then on, failures too speak of the content
+// (where an old_string occurs, or that it does not, or where a NUL is).
+func (s *Set) edit(ctx context.Context, path string, edits []edit) (tools.Result, string, error) {
 	if len(edits) == 0 {
-		return tools.Result{}, errors.New("edits is empty: give at least one {old_string, new_string}")
+		return tools.Result{}, "", errors.New("edits is empty: give at least one {old_string, new_string}")
 	}
 	if len(edits) > maxEdits {
-		return tools.Result{}, fmt.Errorf("%d edits in one call, over the limit of %d: use write_file to rewrite the file", len(edits), maxEdits)
+		return tools.Result{}, "", fmt.Errorf("%d edits in one call, over the limit of %d: use write_file to rewrite the file", len(edits), maxEdits)
 	}
 	tg, err := s.resolve(path)
 	if err != nil {
-		return tools.Result{}, err
+		return tools.Result{}, "", err
 	}
 	unlock, err := s.locks.lock(ctx, tg.rel)
 	if err != nil {
-		return tools.Result{}, err
+		return tools.Result{}, "", err
 	}
 	defer unlock()
 
@@ -114,26 +114,27 @@ func (s *Set) edit(ctx context.Context, path string, edits []edit) (tools.Result
 	// file as it is now, whoever changed it last.
 	cur, err := s.current(tg, maxWriteBytes, true)
 	if err != nil {
-		return tools.Result{}, err
+		return tools.Result{}, "", err
 	}
 	if !cur.exists {
-		return tools.Result{}, fmt.Errorf("%s does not exist: use write_file to create it", tg.arg)
+		return tools.Result{}, "", fmt.Errorf("%s does not exist: use write_file to create it", tg.arg)
 	}
+	rule := s.classified(tg.rel)
 	if i := bytes.IndexByte(cur.data, 0); i >= 0 {
-		return tools.Result{}, fmt.Errorf("%s is a binary file (NUL byte at offset %d): edit_file only changes text", tg.arg, i)
+		return tools.Result{}, rule, fmt.Errorf("%s is a binary file (NUL byte at offset %d): edit_file only changes text", tg.arg, i)
 	}
 	out, spans, err := applyEdits(cur.data, edits)
 	if err != nil {
-		return tools.Result{}, fmt.Errorf("no edit applied to %s: %w", tg.arg, err)
+		return tools.Result{}, rule, fmt.Errorf("no edit applied to %s: %w", tg.arg, err)
 	}
 	if bytes.Equal(out, cur.data) {
-		return tools.Result{}, fmt.Errorf("no edit applied to %s: the edits leave it unchanged", tg.arg)
+		return tools.Result{}, rule, fmt.Errorf("no edit applied to %s: the edits leave it unchanged", tg.arg)
 	}
 	change, err := s.commit(ctx, tg, cur, out)
 	if err != nil {
-		return tools.Result{}, err
+		return tools.Result{}, rule, err
 	}
-	return tools.Result{Content: editSummary(tg.rel, edits, cur.data, out, spans), Changes: []tools.Change{change}}, nil
+	return tools.Result{Content: editSummary(tg.rel, edits, cur.data, out, spans), Changes: []tools.Change{change}}, rule, nil
 }
 
 // span is one occurrence an edit replaces, in the original content.

@@ -14,6 +14,11 @@
 // is saved in Config.Blobs first, so that a rewind can bring it back, and a
 // write whose previous content cannot be saved is refused.
 //
+// A file under a classified path (Config.Classify) is classified even when
+// its text carries no marking: every result drawn from one names its rule in
+// tools.Result.Classified, so that the session becomes sensitive (see
+// classify.go).
+//
 // What the package does not guard against: another process changing a file
 // between two of our calls (each call sees a consistent file, and the cache
 // is keyed on size and mtime, but an edit is only serialised against this
@@ -56,6 +61,14 @@ type Config struct {
 	// Now is the clock (nil: time.Now). The cache uses it to tell a file
 	// written in the last moments, whose mtime cannot be trusted yet.
 	Now func() time.Time
+	// Classify tells whether a project file is classified (a path rule of
+	// the configuration), and by which rule; nil classifies nothing. rel is
+	// slash-separated, relative to the root, symbolic links resolved; a
+	// directory's ends with "/" (list_files asks for the subdirectories it
+	// lists). The tools ask for each file they name, not for the
+	// directories above it: a file inside a classified directory must be
+	// classified by Classify itself, as classify.Classifier.Path does.
+	Classify func(rel string) (rule string, classified bool)
 }
 
 // Set is the state the file tools share: the confined root, per-path locks,
@@ -67,6 +80,8 @@ type Set struct {
 	dir   *os.Root // every file operation goes through it (see confine.go)
 	blobs tools.Blobs
 	now   func() time.Time
+	// classify is Config.Classify; see classified.
+	classify func(string) (string, bool)
 
 	locks pathLocks
 	cache *fileCache
@@ -108,13 +123,14 @@ func New(cfg Config) (*Set, error) {
 		now = time.Now
 	}
 	return &Set{
-		root:    root,
-		real:    real,
-		dir:     dir,
-		blobs:   cfg.Blobs,
-		now:     now,
-		cache:   newFileCache(defaultCacheBytes, maxCachedFile),
-		created: map[string]bool{},
+		root:     root,
+		real:     real,
+		dir:      dir,
+		blobs:    cfg.Blobs,
+		now:      now,
+		classify: cfg.Classify,
+		cache:    newFileCache(defaultCacheBytes, maxCachedFile),
+		created:  map[string]bool{},
 	}, nil
 }
 

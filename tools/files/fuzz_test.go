@@ -54,7 +54,7 @@ func FuzzEditBatch(f *testing.F) {
 		}
 
 		want, ok := oracle([]byte(content), batch)
-		_, err := s.edit(context.Background(), "f.txt", batch)
+		_, _, err := s.edit(context.Background(), "f.txt", batch)
 		got, rerr := os.ReadFile(p)
 		if rerr != nil {
 			t.Fatal(rerr)

@@ -72,27 +72,27 @@ func (t *Glob) Execute(ctx context.Context, args json.RawMessage) (tools.Result,
 	if a.MaxResults != nil {
 		limit = min(max(*a.MaxResults, 1), maxGlobResults)
 	}
-	out, err := t.s.glob(ctx, a.Pattern, limit)
-	if err != nil {
-		return tools.Result{}, fmt.Errorf("glob: %w", err)
-	}
-	return tools.Result{Content: out}, nil
+	out, rule, err := t.s.glob(ctx, a.Pattern, limit)
+	return answer(ctx, GlobName, tools.Result{Content: out}, rule, err)
 }
 
-func (s *Set) glob(ctx context.Context, pattern string, limit int) (string, error) {
+// glob returns the matching files and the classification rule of the first
+// classified one it lists or counts.
+func (s *Set) glob(ctx context.Context, pattern string, limit int) (string, string, error) {
 	pat, err := s.cleanPattern(pattern)
 	if err != nil {
-		return "", err
+		return "", "", err
 	}
 	// Walk only below the pattern's literal prefix: "src/**/*.go" need not
 	// visit docs/.
 	base, _ := doublestar.SplitPattern(pat)
 	tg, err := s.resolve(base)
 	if err != nil {
-		return "", fmt.Errorf("pattern %q: %w", pattern, err)
+		return "", "", fmt.Errorf("pattern %q: %w", pattern, err)
 	}
 	var matches []string
 	total := 0
+	rule := ""
 	if fi, err := s.dir.Lstat(tg.os()); err == nil && fi.IsDir() {
 		err := s.walk(ctx, tg.rel, func(_ *os.Root, _, rel string) error {
 			// Matched as the model spelt the base: it may be a symlink to
@@ -103,6 +103,10 @@ func (s *Set) glob(ctx context.Context, pattern string, limit int) (string, erro
 			}
 			if doublestar.MatchUnvalidated(pat, shown) {
 				total++
+				// Counted or listed, a match tells a classified name
+				// fits the pattern. rel, not shown: Classify is asked
+				// the resolved path.
+				s.meet(&rule, rel)
 				if len(matches) < limit {
 					matches = append(matches, shown)
 				}
@@ -110,13 +114,13 @@ func (s *Set) glob(ctx context.Context, pattern string, limit int) (string, erro
 			return nil
 		})
 		if err != nil {
-			return "", err
+			return "", "", err
 		}
 	} else if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return "", describe(tg, "glob in", err)
+		return "", "", describe(tg, "glob in", err)
 	}
 	if total == 0 {
-		return fmt.Sprintf("No files match %q (files ignored by .gitignore, .git/ and symbolic links are skipped).", pattern), nil
+		return fmt.Sprintf("No files match %q (files ignored by .gitignore, .git/ and symbolic links are skipped).", pattern), "", nil
 	}
 	var b strings.Builder
 	for _, m := range matches {
@@ -126,7 +130,7 @@ func (s *Set) glob(ctx context.Context, pattern string, limit int) (string, erro
 	if total > len(matches) {
 		fmt.Fprintf(&b, "… %d more files (%d match in all): narrow the pattern\n", total-len(matches), total)
 	}
-	return strings.TrimSuffix(b.String(), "\n"), nil
+	return strings.TrimSuffix(b.String(), "\n"), rule, nil
 }
 
 // cleanPattern checks a glob pattern and makes it relative to the root.

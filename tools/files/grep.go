@@ -85,15 +85,13 @@ func (t *Grep) Execute(ctx context.Context, args json.RawMessage) (tools.Result,
 	if a.MaxResults != nil {
 		limit = min(max(*a.MaxResults, 1), maxGrepResults)
 	}
-	out, err := t.s.grep(ctx, a, limit)
-	if err != nil {
-		return tools.Result{}, fmt.Errorf("grep: %w", err)
-	}
-	return tools.Result{Content: out}, nil
+	out, rule, err := t.s.grep(ctx, a, limit)
+	return answer(ctx, GrepName, tools.Result{Content: out}, rule, err)
 }
 
 // grepRun is one search's state.
 type grepRun struct {
+	s     *Set
 	re    *regexp.Regexp
 	glob  string
 	limit int
@@ -103,20 +101,23 @@ type grepRun struct {
 	files int // files with a match
 	large []string
 	buf   []byte // reused between files
+	rule  string // of the first classified file the result names
 }
 
-func (s *Set) grep(ctx context.Context, a grepArgs, limit int) (string, error) {
+// grep returns the search's result and the classification rule of the
+// first classified file it names.
+func (s *Set) grep(ctx context.Context, a grepArgs, limit int) (string, string, error) {
 	// Multi-line mode so that ^ and $ mean line starts and ends: the whole
 	// file is searched in one pass, not line by line.
 	re, err := regexp.Compile("(?m)" + a.Pattern)
 	if err != nil {
-		return "", fmt.Errorf("invalid regular expression %q: %w", a.Pattern, err)
+		return "", "", fmt.Errorf("invalid regular expression %q: %w", a.Pattern, err)
 	}
-	g := &grepRun{re: re, limit: limit}
+	g := &grepRun{s: s, re: re, limit: limit}
 	if a.Glob != "" {
 		g.glob, err = s.cleanPattern(a.Glob)
 		if err != nil {
-			return "", fmt.Errorf("glob: %w", err)
+			return "", "", fmt.Errorf("glob: %w", err)
 		}
 	}
 	where := a.Path
@@ -125,26 +126,26 @@ func (s *Set) grep(ctx context.Context, a grepArgs, limit int) (string, error) {
 	}
 	tg, err := s.resolve(where)
 	if err != nil {
-		return "", err
+		return "", "", err
 	}
 	fi, err := s.dir.Lstat(tg.os())
 	if err != nil {
-		return "", describe(tg, "search", err)
+		return "", "", describe(tg, "search", err)
 	}
 	switch {
 	case fi.Mode().IsRegular():
 		// Named explicitly: searched even if .gitignore excludes it.
 		if err := g.file(ctx, s.dir, filepath.FromSlash(tg.rel), tg.rel); err != nil {
-			return "", err
+			return "", "", err
 		}
 	case fi.IsDir():
 		if err := s.walk(ctx, tg.rel, func(dir *os.Root, name, rel string) error { return g.file(ctx, dir, name, rel) }); err != nil {
-			return "", err
+			return "", "", err
 		}
 	default:
-		return "", fmt.Errorf("%s is neither a file nor a directory (%s)", tg.arg, fi.Mode().Type())
+		return "", "", fmt.Errorf("%s is neither a file nor a directory (%s)", tg.arg, fi.Mode().Type())
 	}
-	return g.result(a.Pattern, tg.rel), nil
+	return g.result(a.Pattern, tg.rel), g.rule, nil
 }
 
 func (g *grepRun) result(pattern, where string) string {
@@ -189,6 +190,7 @@ func (g *grepRun) file(ctx context.Context, dir *os.Root, name, rel string) erro
 	}
 	if fi.Size() > maxGrepFile {
 		g.large = append(g.large, rel)
+		g.s.meet(&g.rule, rel) // named in the result
 		return nil
 	}
 	// One buffer for the whole search: a tree of small files costs one
@@ -238,6 +240,9 @@ func (g *grepRun) search(rel string, data []byte) {
 		if !matched {
 			matched = true
 			g.files++
+			// Counted matches say something of the file's content too,
+			// even past the lines shown.
+			g.s.meet(&g.rule, rel)
 		}
 		if g.shown < g.limit {
 			g.shown++

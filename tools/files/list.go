@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"path"
 	"slices"
 	"strings"
 
@@ -70,31 +71,30 @@ func (t *ListFiles) Execute(ctx context.Context, args json.RawMessage) (tools.Re
 	if a.MaxEntries != nil {
 		limit = min(max(*a.MaxEntries, 1), maxListEntries)
 	}
-	out, err := t.s.list(ctx, a.Path, limit)
-	if err != nil {
-		return tools.Result{}, fmt.Errorf("list_files: %w", err)
-	}
-	return tools.Result{Content: out}, nil
+	out, rule, err := t.s.list(ctx, a.Path, limit)
+	return answer(ctx, ListFilesName, tools.Result{Content: out}, rule, err)
 }
 
-func (s *Set) list(ctx context.Context, dir string, limit int) (string, error) {
+// list returns the listing and the classification rule of the first
+// classified entry it names or counts.
+func (s *Set) list(ctx context.Context, dir string, limit int) (string, string, error) {
 	if dir == "" {
 		dir = "."
 	}
 	tg, err := s.resolve(dir)
 	if err != nil {
-		return "", err
+		return "", "", err
 	}
 	fi, err := s.dir.Lstat(tg.os())
 	if err != nil {
-		return "", describe(tg, "list", err)
+		return "", "", describe(tg, "list", err)
 	}
 	if !fi.IsDir() {
-		return "", fmt.Errorf("%s is not a directory: use read_file to read a file", tg.arg)
+		return "", "", fmt.Errorf("%s is not a directory: use read_file to read a file", tg.arg)
 	}
 	f, err := s.dir.Open(tg.os())
 	if err != nil {
-		return "", describe(tg, "list", err)
+		return "", "", describe(tg, "list", err)
 	}
 	defer f.Close()
 
@@ -102,14 +102,19 @@ func (s *Set) list(ctx context.Context, dir string, limit int) (string, error) {
 	// doubles, so memory stays O(limit) and time O(n log limit).
 	var kept []string
 	total := 0
+	rule := ""
 	for {
 		if err := ctx.Err(); err != nil {
-			return "", err
+			return "", "", err
 		}
 		batch, err := f.ReadDir(listBatch)
 		for _, d := range batch {
 			kept = append(kept, d.Name()+typeMark(d.Type()))
 			total++
+			// Every entry, kept or not: the count of those cut says
+			// something of the directory too. A subdirectory is asked
+			// as "dir/", as it is listed.
+			s.meet(&rule, entryPath(tg.rel, d))
 		}
 		if len(kept) > 2*limit {
 			slices.Sort(kept)
@@ -119,7 +124,7 @@ func (s *Set) list(ctx context.Context, dir string, limit int) (string, error) {
 			break
 		}
 		if err != nil {
-			return "", describe(tg, "list", err)
+			return "", "", describe(tg, "list", err)
 		}
 	}
 	slices.Sort(kept)
@@ -132,7 +137,7 @@ func (s *Set) list(ctx context.Context, dir string, limit int) (string, error) {
 	var b strings.Builder
 	if total == 0 {
 		fmt.Fprintf(&b, "%s: empty directory", shown)
-		return b.String(), nil
+		return b.String(), "", nil
 	}
 	fmt.Fprintf(&b, "%s: %s\n", shown, plural(total, "entry"))
 	for _, k := range kept {
@@ -142,7 +147,17 @@ func (s *Set) list(ctx context.Context, dir string, limit int) (string, error) {
 	if total > len(kept) {
 		fmt.Fprintf(&b, "… %d more entries (the first %d by name are shown)\n", total-len(kept), len(kept))
 	}
-	return strings.TrimSuffix(b.String(), "\n"), nil
+	return strings.TrimSuffix(b.String(), "\n"), rule, nil
+}
+
+// entryPath is the slash path of dir's entry d, relative to the root, for
+// Classify: a directory's ends with "/".
+func entryPath(dir string, d fs.DirEntry) string {
+	rel := path.Join(dir, d.Name())
+	if d.IsDir() {
+		rel += "/"
+	}
+	return rel
 }
 
 // typeMark is the suffix "ls -F" gives an entry of type t.

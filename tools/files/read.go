@@ -104,61 +104,61 @@ func (t *ReadFile) Execute(ctx context.Context, args json.RawMessage) (tools.Res
 	if a.MaxBytes != nil {
 		maxBytes = min(max(*a.MaxBytes, minReadBytes), maxReadBytes)
 	}
-	content, err := t.s.readPage(ctx, a.Path, offset, limit, maxBytes)
-	if err != nil {
-		return tools.Result{}, fmt.Errorf("read_file: %w", err)
-	}
-	return tools.Result{Content: content}, nil
+	content, rule, err := t.s.readPage(ctx, a.Path, offset, limit, maxBytes)
+	return answer(ctx, ReadFileName, tools.Result{Content: content}, rule, err)
 }
 
-func (s *Set) readPage(ctx context.Context, path string, offset, limit, maxBytes int) (string, error) {
+// readPage returns the page, and the classification rule of the file once
+// it is open: from then on, errors too say something of its content.
+func (s *Set) readPage(ctx context.Context, path string, offset, limit, maxBytes int) (string, string, error) {
 	tg, err := s.resolve(path)
 	if err != nil {
-		return "", err
+		return "", "", err
 	}
 	// Lstat before Open: opening a FIFO would block until a writer comes,
 	// and a device may never end. resolve left no symlink in the path, so
 	// Lstat describes the file Open will reach.
 	fi, err := s.dir.Lstat(tg.os())
 	if err != nil {
-		return "", describe(tg, "read", err)
+		return "", "", describe(tg, "read", err)
 	}
 	if fi.IsDir() {
-		return "", fmt.Errorf("%s is a directory: use list_files to see its entries", tg.arg)
+		return "", "", fmt.Errorf("%s is a directory: use list_files to see its entries", tg.arg)
 	}
 	if !fi.Mode().IsRegular() {
-		return "", fmt.Errorf("%s is not a regular file (%s)", tg.arg, fi.Mode().Type())
+		return "", "", fmt.Errorf("%s is not a regular file (%s)", tg.arg, fi.Mode().Type())
 	}
 	f, err := s.dir.Open(tg.os())
 	if err != nil {
-		return "", describe(tg, "read", err)
+		return "", "", describe(tg, "read", err)
 	}
 	defer f.Close()
 	fi, err = f.Stat()
 	if err != nil {
-		return "", describe(tg, "read", err)
+		return "", "", describe(tg, "read", err)
 	}
 	if !fi.Mode().IsRegular() {
-		return "", fmt.Errorf("%s is not a regular file (%s)", tg.arg, fi.Mode().Type())
+		return "", "", fmt.Errorf("%s is not a regular file (%s)", tg.arg, fi.Mode().Type())
 	}
+	rule := s.classified(tg.rel)
 	var r io.Reader = f
 	if fi.Size() <= s.cache.maxFile {
 		if r, err = s.cachedReader(tg.rel, f, fi); err != nil {
-			return "", describe(tg, "read", err)
+			return "", rule, describe(tg, "read", err)
 		}
 	}
 	p, err := paginate(ctx, r, offset, limit, maxBytes)
 	if err != nil {
 		if errors.Is(err, errBinary) {
-			return "", fmt.Errorf("%s is a binary file (%d bytes, %v): read_file only returns text", tg.arg, fi.Size(), err)
+			return "", rule, fmt.Errorf("%s is a binary file (%d bytes, %v): read_file only returns text", tg.arg, fi.Size(), err)
 		}
-		return "", describe(tg, "read", err)
+		return "", rule, describe(tg, "read", err)
 	}
 	switch {
 	case p.total == 0:
-		return fmt.Sprintf("%s: empty file (0 lines)", tg.rel), nil
+		return fmt.Sprintf("%s: empty file (0 lines)", tg.rel), rule, nil
 	case p.shown == 0:
-		return "", fmt.Errorf("offset %d is past the end of %s (%s)", offset, tg.arg, plural(p.total, "line"))
+		return "", rule, fmt.Errorf("offset %d is past the end of %s (%s)", offset, tg.arg, plural(p.total, "line"))
 	}
 	var b strings.Builder
 	b.Grow(len(tg.rel) + 64 + p.body.Len())
@@ -176,7 +176,7 @@ func (s *Set) readPage(ctx context.Context, path string, offset, limit, maxBytes
 	}
 	b.WriteByte('\n')
 	b.Write(p.body.Bytes())
-	return b.String(), nil
+	return b.String(), rule, nil
 }
 
 // cachedReader returns the content of a small file from the cache, or

@@ -126,21 +126,21 @@ func (t *WriteFile) Execute(ctx context.Context, args json.RawMessage) (tools.Re
 	if len(*a.Content) > maxWriteBytes {
 		return tools.Result{}, fmt.Errorf("write_file: content is %d bytes, over the %d-byte (8 MiB) limit of a file", len(*a.Content), maxWriteBytes)
 	}
-	res, err := t.s.write(ctx, a.Path, []byte(*a.Content), a.Mode == modeAppend)
-	if err != nil {
-		return tools.Result{}, fmt.Errorf("write_file: %w", err)
-	}
-	return res, nil
+	res, rule, err := t.s.write(ctx, a.Path, []byte(*a.Content), a.Mode == modeAppend)
+	return answer(ctx, WriteFileName, res, rule, err)
 }
 
-func (s *Set) write(ctx context.Context, path string, content []byte, appending bool) (tools.Result, error) {
+// write returns the call's result and, once the file is written, its
+// classification rule: the summary speaks of its content (its size, what
+// it was). Its errors say nothing of the content and carry no rule.
+func (s *Set) write(ctx context.Context, path string, content []byte, appending bool) (tools.Result, string, error) {
 	tg, err := s.resolve(path)
 	if err != nil {
-		return tools.Result{}, err
+		return tools.Result{}, "", err
 	}
 	unlock, err := s.locks.lock(ctx, tg.rel)
 	if err != nil {
-		return tools.Result{}, err
+		return tools.Result{}, "", err
 	}
 	defer unlock()
 
@@ -153,7 +153,7 @@ func (s *Set) write(ctx context.Context, path string, content []byte, appending 
 	}
 	cur, err := s.current(tg, limit, appending || s.blobs != nil)
 	if err != nil {
-		return tools.Result{}, err
+		return tools.Result{}, "", err
 	}
 	data := content
 	if appending && cur.exists {
@@ -162,7 +162,7 @@ func (s *Set) write(ctx context.Context, path string, content []byte, appending 
 	}
 	change, err := s.commit(ctx, tg, cur, data)
 	if err != nil {
-		return tools.Result{}, err
+		return tools.Result{}, "", err
 	}
 	var msg string
 	switch {
@@ -173,7 +173,7 @@ func (s *Set) write(ctx context.Context, path string, content []byte, appending 
 	default:
 		msg = fmt.Sprintf("Overwrote %s (%d bytes, was %d).", tg.rel, len(data), cur.size)
 	}
-	return tools.Result{Content: msg, Changes: []tools.Change{change}}, nil
+	return tools.Result{Content: msg, Changes: []tools.Change{change}}, s.classified(tg.rel), nil
 }
 
 // existing is what a write finds at its path before changing it.
