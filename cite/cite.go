@@ -12,7 +12,6 @@ package cite
 
 import (
 	"context"
-	"fmt"
 	"regexp"
 	"strconv"
 	"sync"
@@ -100,19 +99,6 @@ func (t *Table) Resolve(alias string) (Ref, bool) {
 	defer t.mu.Unlock()
 	r, ok := t.byAlias[alias]
 	return r, ok
-}
-
-// ResolveKind returns what alias stands for if it is of kind, with an
-// error the model can act on otherwise.
-func (t *Table) ResolveKind(alias, kind string) (Ref, error) {
-	r, ok := t.Resolve(alias)
-	if !ok {
-		return Ref{}, fmt.Errorf("unknown %s id %q: use an id from a previous search_knowledge or list_documents result (like %s1)", kind, alias, prefixes[kind])
-	}
-	if r.Kind != kind {
-		return Ref{}, fmt.Errorf("%q is a %s, not a %s", alias, r.Kind, kind)
-	}
-	return r, nil
 }
 
 // citation matches a bracketed citation: [c3], [c3, c5], [d2][c1].

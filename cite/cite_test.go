@@ -20,10 +20,7 @@ func TestAliasesArePerKindAndStable(t *testing.T) {
 	if !ok || r.ID != "d-1-0" || r.Score != 0.9 || r.Alias != "c1" {
 		t.Fatalf("Resolve(c1) = %+v, %v", r, ok)
 	}
-	if _, err := tb.ResolveKind("c1", Document); err == nil {
-		t.Fatal("a chunk alias resolved as a document")
-	}
-	if _, err := tb.ResolveKind("c9", Chunk); err == nil {
+	if _, ok := tb.Resolve("c9"); ok {
 		t.Fatal("an unknown alias resolved")
 	}
 }

@@ -94,6 +94,7 @@ func (r *restorer) apply(ev event.Event) error {
 		return r.applyChild(ev)
 	}
 	r.rewind.Apply(ev)
+	r.aliases.Add(event.References(ev)...)
 	switch p := ev.Payload.(type) {
 	case event.SessionStartedPayload:
 		r.started, r.remote = true, !p.Local
@@ -103,10 +104,7 @@ func (r *restorer) apply(ev event.Event) error {
 		r.user(ev.Seq, p)
 	case event.AssistantMessagePayload:
 		r.assistant(p)
-	case event.KnowledgeRetrievedPayload:
-		r.aliases.Add(p.References...)
 	case event.ToolResultPayload:
-		r.aliases.Add(p.References...)
 		r.toolResult(p)
 	case event.ContextCompactedPayload:
 		r.compactedAt = ev.Seq

@@ -3,6 +3,7 @@ package kb
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"regexp"
@@ -35,21 +36,19 @@ const (
 
 // Base is one knowledge base.
 type Base struct {
-	ID          string `json:"id"`
-	Name        string `json:"name"`
-	Description string `json:"description,omitempty"`
-	Analyzer    string `json:"analyzer"`
-	Keyword     bool   `json:"keyword"`
-	EmbedModel  string `json:"embed_model,omitempty"`
-	EmbedDims   int    `json:"embed_dims,omitempty"`
-	// Indexes are the base's capabilities, for readers of the JSON.
-	Indexes   []Capability `json:"capabilities"`
-	Chunking  chunk.Config `json:"chunking"`
-	Documents int          `json:"documents"`
-	Chunks    int          `json:"chunks"`
-	Bytes     int64        `json:"bytes"`
-	CreatedAt time.Time    `json:"created_at"`
-	UpdatedAt time.Time    `json:"updated_at"`
+	ID          string       `json:"id"`
+	Name        string       `json:"name"`
+	Description string       `json:"description,omitempty"`
+	Analyzer    string       `json:"analyzer"`
+	Keyword     bool         `json:"keyword"`
+	EmbedModel  string       `json:"embed_model,omitempty"`
+	EmbedDims   int          `json:"embed_dims,omitempty"`
+	Chunking    chunk.Config `json:"chunking"`
+	Documents   int          `json:"documents"`
+	Chunks      int          `json:"chunks"`
+	Bytes       int64        `json:"bytes"`
+	CreatedAt   time.Time    `json:"created_at"`
+	UpdatedAt   time.Time    `json:"updated_at"`
 
 	rowid      int64
 	generation int64
@@ -65,6 +64,16 @@ func (b Base) Capabilities() []Capability {
 		c = append(c, CapKeyword)
 	}
 	return c
+}
+
+// MarshalJSON writes the base with its capabilities, for scripts reading
+// moteur kb list --json.
+func (b Base) MarshalJSON() ([]byte, error) {
+	type fields Base // without this method
+	return json.Marshal(struct {
+		fields
+		Capabilities []Capability `json:"capabilities"`
+	}{fields(b), b.Capabilities()})
 }
 
 // Has reports whether the base has capability c.
@@ -162,7 +171,6 @@ func (s *Store) Create(ctx context.Context, name string, opt CreateOptions) (Bas
 	if err != nil {
 		return Base{}, fmt.Errorf("create knowledge base %s: %w", name, err)
 	}
-	b.Indexes = b.Capabilities()
 	return b, nil
 }
 
@@ -207,7 +215,6 @@ func scanBase(r scanner) (Base, error) {
 	err := r.Scan(&b.rowid, &b.ID, &b.Name, &b.Description, &b.Analyzer, &b.Keyword, &b.EmbedModel, &b.EmbedDims,
 		&b.Chunking.Size, &b.Chunking.Overlap, &b.generation, &created, &updated, &b.Documents, &b.Chunks, &b.Bytes)
 	b.CreatedAt, b.UpdatedAt = time.Unix(0, created).UTC(), time.Unix(0, updated).UTC()
-	b.Indexes = b.Capabilities()
 	return b, err
 }
 

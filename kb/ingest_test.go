@@ -3,6 +3,7 @@ package kb
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -183,7 +184,7 @@ func TestVanishingFile(t *testing.T) {
 		switch r.Status {
 		case StatusFailed:
 			failed++
-			if !errors.Is(errors.New(r.Error), os.ErrNotExist) && !strings.Contains(r.Error, "no such file") {
+			if !strings.Contains(r.Error, "no such file") {
 				t.Errorf("error %q does not say the file is gone", r.Error)
 			}
 		case StatusAdded:
@@ -421,5 +422,17 @@ func TestClassifiedTextsAreMarkedForTheModels(t *testing.T) {
 	res := search(t, plain, Query{Text: "fusion", Mode: ModeKeyword})
 	if res.Reranked || !strings.Contains(res.RerankSkipped, "path:secret/**") || len(res.Hits) != 2 {
 		t.Fatalf("result %+v", res)
+	}
+}
+
+func TestBaseJSONListsCapabilities(t *testing.T) {
+	s := openTest(t, Config{Embedder: newBag()})
+	b := mustCreate(t, s, "docs", CreateOptions{})
+	out, err := json.Marshal(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(out), `"capabilities":["vector","keyword"]`) || !strings.Contains(string(out), `"name":"docs"`) {
+		t.Fatalf("JSON %s", out)
 	}
 }

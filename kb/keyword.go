@@ -36,13 +36,14 @@ func (s *Store) dropCommon(ctx context.Context, b Base, terms []string) ([]strin
 	if b.Analyzer == AnalyzerRaw || len(terms) < 2 {
 		return terms, nil
 	}
-	args := []any{b.rowid}
+	// b.Chunks, read with the base, is the number of rows of its index.
+	total := int64(b.Chunks)
+	args := make([]any, len(terms))
 	marks := make([]string, len(terms))
 	for i, t := range terms {
-		args, marks[i] = append(args, t), "?"
+		args[i], marks[i] = t, "?"
 	}
-	rows, err := s.r.QueryContext(ctx, `SELECT term, doc, (SELECT count(*) FROM kb_chunks WHERE kb = ?1)
-		FROM `+vocabTable(b.rowid)+` WHERE term IN (`+strings.Join(marks, ",")+`)`, args...)
+	rows, err := s.r.QueryContext(ctx, `SELECT term, doc FROM `+vocabTable(b.rowid)+` WHERE term IN (`+strings.Join(marks, ",")+`)`, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -51,8 +52,8 @@ func (s *Store) dropCommon(ctx context.Context, b Base, terms []string) ([]strin
 	rare := false // a term some passage holds remains
 	for rows.Next() {
 		var term string
-		var n, total int64
-		if err := rows.Scan(&term, &n, &total); err != nil {
+		var n int64
+		if err := rows.Scan(&term, &n); err != nil {
 			return nil, err
 		}
 		common[term] = 2*n >= total

@@ -2,9 +2,7 @@ package kb
 
 import (
 	"context"
-	"database/sql"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"time"
 )
@@ -57,15 +55,8 @@ func scanDoc(r scanner) (DocInfo, error) {
 
 // Document returns the document with id.
 func (s *Store) Document(ctx context.Context, id string) (DocInfo, error) {
-	d, err := scanDoc(s.r.QueryRowContext(ctx, `SELECT `+docColumns+`
-		FROM kb_documents d JOIN kbs k ON k.rowid = d.kb WHERE d.id = ?`, id))
-	if errors.Is(err, sql.ErrNoRows) {
-		return d, fmt.Errorf("document %s %w", id, ErrNotFound)
-	}
-	if err != nil {
-		return d, fmt.Errorf("document %s: %w", id, err)
-	}
-	return d, nil
+	return queryOne(ctx, s.r, scanDoc, "document "+id, `SELECT `+docColumns+`
+		FROM kb_documents d JOIN kbs k ON k.rowid = d.kb WHERE d.id = ?`, id)
 }
 
 // Documents lists a base's documents whose title or path contains
@@ -99,15 +90,8 @@ func scanChunk(r scanner) (ChunkInfo, error) {
 
 // Chunk returns the chunk with id.
 func (s *Store) Chunk(ctx context.Context, id string) (ChunkInfo, error) {
-	c, err := scanChunk(s.r.QueryRowContext(ctx, `SELECT `+chunkColumns+`
-		FROM kb_chunks c JOIN kb_documents d ON d.rowid = c.doc WHERE c.id = ?`, id))
-	if errors.Is(err, sql.ErrNoRows) {
-		return c, fmt.Errorf("chunk %s %w", id, ErrNotFound)
-	}
-	if err != nil {
-		return c, fmt.Errorf("chunk %s: %w", id, err)
-	}
-	return c, nil
+	return queryOne(ctx, s.r, scanChunk, "chunk "+id, `SELECT `+chunkColumns+`
+		FROM kb_chunks c JOIN kb_documents d ON d.rowid = c.doc WHERE c.id = ?`, id)
 }
 
 // Chunks returns up to limit chunks of a document in reading order,

@@ -131,12 +131,6 @@ func (s *Store) Close() error {
 // Retrieval returns the retrieval settings in force.
 func (s *Store) Retrieval() retrieval.Settings { return s.retrieval }
 
-// Embedder returns the configured embedder, nil when none.
-func (s *Store) Embedder() Embedder { return s.embedder }
-
-// Reranker returns the configured reranker, nil when none.
-func (s *Store) Reranker() Reranker { return s.reranker }
-
 func randomID() string {
 	var b [8]byte
 	if _, err := rand.Read(b[:]); err != nil {

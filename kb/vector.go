@@ -142,12 +142,7 @@ func (vs *vectorSet) nearest(q []float32, k int, threshold float64) []scored {
 	}
 	top := make([]scored, 0, k+1)
 	for i, row := range vs.rows {
-		v := vs.data[i*vs.dims : (i+1)*vs.dims]
-		var dot float32
-		for j, x := range v {
-			dot += x * q[j]
-		}
-		sim := float64(dot)
+		sim := similarity(vs.data[i*vs.dims:(i+1)*vs.dims], q)
 		if sim < threshold || (len(top) == k && sim <= top[k-1].score) {
 			continue
 		}

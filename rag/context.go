@@ -10,13 +10,10 @@ import (
 	"github.com/moteur/moteur/provider/extractive"
 )
 
-// Citation is a passage given to the model, under its alias.
-type Citation = cite.Ref
-
 // passages is the context of one answer: the hits under their aliases.
 type passages struct {
 	table      *cite.Table
-	sources    []Citation
+	sources    []cite.Ref // the passages given to the model, under their aliases
 	prompt     []extractive.Source
 	classified []string // the path rule of each passage's document, "" when none
 }
@@ -47,9 +44,10 @@ func (p *passages) retrieved(query string, res kb.Result) event.KnowledgeRetriev
 }
 
 // cited maps the aliases text cites back to the passages.
-func (p *passages) cited(text string) []Citation { return p.table.Citations(text) }
+func (p *passages) cited(text string) []cite.Ref { return p.table.Citations(text) }
 
-func refs(c []Citation) []cite.Ref {
+// refs is c, never nil: the events write an empty list, not null.
+func refs(c []cite.Ref) []cite.Ref {
 	if c == nil {
 		return []cite.Ref{}
 	}

@@ -111,8 +111,8 @@ type Answer struct {
 	Query string
 	// Citations are the passages the text cites; Sources all those it was
 	// given.
-	Citations []Citation
-	Sources   []Citation
+	Citations []cite.Ref
+	Sources   []cite.Ref
 	Provider  string
 	Model     string
 	// Extractive reports that no model wrote the answer.

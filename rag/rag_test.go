@@ -52,6 +52,27 @@ func freshStore(t *testing.T) *kb.Store {
 	return s
 }
 
+// pipeline is a quick-answer pipeline over a fresh store.
+func pipeline(t *testing.T, cfg rag.Config) *rag.Pipeline {
+	t.Helper()
+	cfg.Store = freshStore(t)
+	p, err := rag.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// outbound is the default pre-send check: built-in markings, no host list.
+func outbound(t *testing.T) *policy.Outbound {
+	t.Helper()
+	out, err := policy.NewOutbound(policy.OutboundConfig{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
 type recorded struct {
 	types  []event.Type
 	events []any
@@ -77,10 +98,7 @@ func (r *recorded) payload(t *testing.T, want func(any) bool) any {
 }
 
 func TestExtractiveAnswerOnAFreshDatabase(t *testing.T) {
-	p, err := rag.New(rag.Config{Store: freshStore(t), Lang: i18n.FR})
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := pipeline(t, rag.Config{Lang: i18n.FR})
 	rec := &recorded{}
 	a, err := p.Ask(context.Background(), "Combien de jours de congés payés par an ?", nil, rec.emit)
 	if err != nil {
@@ -117,10 +135,7 @@ func TestExtractiveAnswerOnAFreshDatabase(t *testing.T) {
 
 func TestNothingFoundSaysSoWithoutAModel(t *testing.T) {
 	srv := openaitest.NewServer(t) // any request fails the test
-	p, err := rag.New(rag.Config{Store: freshStore(t), Router: router(t, srv, false), Lang: i18n.EN})
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := pipeline(t, rag.Config{Router: router(t, srv, false), Lang: i18n.EN})
 	a, err := p.Ask(context.Background(), "zeppelin", nil, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -149,14 +164,7 @@ func TestModelAnswerCitesAliases(t *testing.T) {
 	srv := openaitest.NewServer(t, openaitest.Stream(
 		openaitest.Chunk(`{"role":"assistant"}`, ""), openaitest.Text("Trente jours par an "),
 		openaitest.Text("[c1]."), openaitest.Chunk(`{}`, "stop"), openaitest.Usage(120, 8), openaitest.Done))
-	out, err := policy.NewOutbound(policy.OutboundConfig{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := rag.New(rag.Config{Store: freshStore(t), Router: router(t, srv, false), Outbound: out})
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := pipeline(t, rag.Config{Router: router(t, srv, false), Outbound: outbound(t)})
 	rec := &recorded{}
 	a, err := p.Ask(context.Background(), "Combien de jours de congés payés par an ?", nil, rec.emit)
 	if err != nil {
@@ -195,10 +203,7 @@ func TestRewriteFromHistory(t *testing.T) {
 	srv := openaitest.NewServer(t,
 		openaitest.Answer("Combien de jours de télétravail par semaine ?"),
 		openaitest.Answer("Deux jours [c1]."))
-	p, err := rag.New(rag.Config{Store: freshStore(t), Router: router(t, srv, false)})
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := pipeline(t, rag.Config{Router: router(t, srv, false)})
 	history := []llm.Message{
 		{Role: llm.RoleUser, Content: "Parle-moi du télétravail."},
 		{Role: llm.RoleAssistant, Content: "Le télétravail est encadré [c1]."},
@@ -223,14 +228,7 @@ func TestRewriteFromHistory(t *testing.T) {
 // from them instead, and the user is told why.
 func TestClassifiedPassagesStayLocal(t *testing.T) {
 	srv := openaitest.NewServer(t) // any request fails the test
-	out, err := policy.NewOutbound(policy.OutboundConfig{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := rag.New(rag.Config{Store: freshStore(t), Router: router(t, srv, false), Outbound: out})
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := pipeline(t, rag.Config{Router: router(t, srv, false), Outbound: outbound(t)})
 	rec := &recorded{}
 	a, err := p.Ask(context.Background(), "Combien de jours de tests pour le projet Alpha ?", nil, rec.emit)
 	if err != nil {
@@ -255,14 +253,7 @@ func TestClassifiedPassagesStayLocal(t *testing.T) {
 // A local model may read classified passages.
 func TestClassifiedPassagesGoToALocalModel(t *testing.T) {
 	srv := openaitest.NewServer(t, openaitest.Answer("Trente jours [c1]."))
-	out, err := policy.NewOutbound(policy.OutboundConfig{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := rag.New(rag.Config{Store: freshStore(t), Router: router(t, srv, true), Outbound: out})
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := pipeline(t, rag.Config{Router: router(t, srv, true), Outbound: outbound(t)})
 	a, err := p.Ask(context.Background(), "Combien de jours de tests pour le projet Alpha ?", nil, nil)
 	if err != nil || a.Extractive || a.Text != "Trente jours [c1]." {
 		t.Fatalf("answer %+v, %v", a, err)
@@ -283,10 +274,7 @@ func TestTransientFailureTriesTheNextModel(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := rag.New(rag.Config{Store: freshStore(t), Router: r})
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := pipeline(t, rag.Config{Router: r})
 	a, err := p.Ask(context.Background(), "jours de congés payés", nil, nil)
 	if err != nil || a.Provider != "second" {
 		t.Fatalf("answer %+v, %v", a, err)
@@ -295,10 +283,7 @@ func TestTransientFailureTriesTheNextModel(t *testing.T) {
 
 func TestPermanentFailureIsAnError(t *testing.T) {
 	srv := openaitest.NewServer(t, openaitest.Status(401, "invalid_api_key", "bad key"))
-	p, err := rag.New(rag.Config{Store: freshStore(t), Router: router(t, srv, false)})
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := pipeline(t, rag.Config{Router: router(t, srv, false)})
 	rec := &recorded{}
 	if _, err := p.Ask(context.Background(), "jours de congés payés", nil, rec.emit); err == nil || !strings.Contains(err.Error(), "bad key") {
 		t.Fatalf("err = %v", err)
@@ -318,10 +303,7 @@ func TestPermanentFailureIsAnError(t *testing.T) {
 // pipeline stops there: nothing is sent to the model.
 func TestRecordFailureStopsBeforeTheModel(t *testing.T) {
 	srv := openaitest.NewServer(t) // any request fails the test
-	p, err := rag.New(rag.Config{Store: freshStore(t), Router: router(t, srv, false)})
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := pipeline(t, rag.Config{Router: router(t, srv, false)})
 	var seen []event.Type
 	emit := func(typ event.Type, _ any, ephemeral bool) error {
 		seen = append(seen, typ)
@@ -330,7 +312,7 @@ func TestRecordFailureStopsBeforeTheModel(t *testing.T) {
 		}
 		return nil
 	}
-	_, err = p.Ask(context.Background(), "jours de congés payés", nil, emit)
+	_, err := p.Ask(context.Background(), "jours de congés payés", nil, emit)
 	if !errors.Is(err, rag.ErrRecord) || !strings.Contains(err.Error(), "disk full") {
 		t.Fatalf("err = %v", err)
 	}
@@ -345,10 +327,7 @@ func TestRecordFailureStopsBeforeTheModel(t *testing.T) {
 // In one session an alias keeps its meaning: the passages of a second
 // question continue the numbering of the session's table.
 func TestAliasesContinueInASession(t *testing.T) {
-	p, err := rag.New(rag.Config{Store: freshStore(t)})
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := pipeline(t, rag.Config{})
 	tab := cite.NewTable()
 	first, err := p.Ask(context.Background(), "jours de congés payés par an", nil, nil, rag.WithAliases(tab))
 	if err != nil {
@@ -374,10 +353,7 @@ func TestAliasesContinueInASession(t *testing.T) {
 // this question's passages are.
 func TestSensitiveSessionStaysLocal(t *testing.T) {
 	srv := openaitest.NewServer(t) // any request fails the test
-	p, err := rag.New(rag.Config{Store: freshStore(t), Router: router(t, srv, false)})
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := pipeline(t, rag.Config{Router: router(t, srv, false)})
 	a, err := p.Ask(context.Background(), "jours de congés payés", nil, nil, rag.WithSensitive(true))
 	if err != nil || !a.Extractive {
 		t.Fatalf("answer %+v, %v", a, err)

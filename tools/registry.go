@@ -332,7 +332,10 @@ func (r *Registry) run(ctx context.Context, e *entry, args json.RawMessage) Resu
 		if o.res.Content != "" && o.res.Content != msg {
 			msg += "\n\n" + o.res.Content
 		}
-		return Result{Content: msg, IsError: true, Display: o.res.Display, Truncated: o.res.Truncated}
+		// Classified stays: a failure can still tell something of a
+		// classified file (where an edit's text occurs, a line count).
+		return Result{Content: msg, IsError: true, Display: o.res.Display, Truncated: o.res.Truncated,
+			Classified: o.res.Classified}
 	}
 	if o.res.IsError && o.res.Content == "" {
 		o.res.Content = fmt.Sprintf("tool %q failed without a message", e.name)

@@ -715,3 +715,20 @@ func TestToolsMayHaveTheirOwnOutputLimit(t *testing.T) {
 		t.Errorf("a tool's own limit (100) must apply instead of the registry's (10): %+v", res)
 	}
 }
+
+// A failed call keeps the classification of what it drew on: its message
+// may still tell something of a classified file.
+func TestErrorKeepsClassified(t *testing.T) {
+	r := tools.NewRegistry(tools.Config{})
+	ft := &fakeTool{name: "edit_file", schema: `{"type":"object"}`,
+		exec: func(context.Context, json.RawMessage) (tools.Result, error) {
+			return tools.Result{Classified: "path:secret/**"}, errors.New("old_string occurs 3 times (lines 4, 9, 12)")
+		}}
+	if err := r.Register(ft); err != nil {
+		t.Fatal(err)
+	}
+	res := r.Execute(context.Background(), llm.ToolCall{ID: "c", Name: "edit_file", Arguments: `{}`})
+	if !res.IsError || res.Classified != "path:secret/**" || !strings.Contains(res.Content, "occurs 3 times") {
+		t.Fatalf("result %+v", res)
+	}
+}

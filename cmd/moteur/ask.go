@@ -169,11 +169,8 @@ func sensitiveIn(past []event.Event) bool {
 func aliasesOf(past []event.Event) *cite.Table {
 	t := cite.NewTable()
 	for _, ev := range past {
-		switch p := ev.Payload.(type) {
-		case event.KnowledgeRetrievedPayload:
-			t.Add(p.References...)
-		case event.ToolResultPayload:
-			t.Add(p.References...)
+		if ev.ParentCallID == "" {
+			t.Add(event.References(ev)...)
 		}
 	}
 	return t

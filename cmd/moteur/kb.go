@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"path/filepath"
 	"strings"
 	"text/tabwriter"
@@ -231,5 +230,3 @@ func shortPath(p string) string {
 	}
 	return p
 }
-
-var _ io.Writer = (*tabwriter.Writer)(nil)

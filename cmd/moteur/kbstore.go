@@ -73,7 +73,7 @@ func kbModels(st *settings) (*checkedEmbedder, *checkedReranker, error) {
 		if err != nil {
 			return nil, nil, configError(fmt.Errorf("embedding model: %w", err))
 		}
-		em = &checkedEmbedder{inner: cl, out: out, dst: endpointDest("embeddings", e, st.cfg)}
+		em = &checkedEmbedder{gate{out, endpointDest("embeddings", e, st.cfg)}, cl}
 	}
 	if r := st.cfg.Rerank; r.Model != "" {
 		if r.BaseURL == "" {
@@ -83,7 +83,7 @@ func kbModels(st *settings) (*checkedEmbedder, *checkedReranker, error) {
 		if err != nil {
 			return nil, nil, configError(fmt.Errorf("rerank model: %w", err))
 		}
-		rr = &checkedReranker{inner: cl, out: out, dst: endpointDest("rerank", r, st.cfg)}
+		rr = &checkedReranker{gate{out, endpointDest("rerank", r, st.cfg)}, cl}
 	}
 	return em, rr, nil
 }
@@ -116,30 +116,37 @@ func endpointDest(what string, e config.Endpoint, cfg *config.Config) policy.Des
 	return d
 }
 
-// asMessages presents texts to the outbound check as what they are: user
-// content about to leave the machine.
-func asMessages(texts ...string) []llm.Message {
+// gate is the outbound check in front of an embedding or rerank server,
+// made before every request: texts of a document under a classified path
+// (which may show no marking) go to a local server only, and the rest
+// passes the same check as a model request.
+type gate struct {
+	out *policy.Outbound
+	dst policy.Destination
+}
+
+func (g gate) check(ctx context.Context, texts ...string) error {
+	if rule, ok := kb.ClassifiedFrom(ctx); ok && !g.dst.Local {
+		return &policy.Refusal{Rule: "classification (" + rule + ")",
+			Reason: "the document is classified and " + g.dst.Provider + " is not local"}
+	}
 	msgs := make([]llm.Message, len(texts))
 	for i, t := range texts {
 		msgs[i] = llm.Message{Role: llm.RoleUser, Content: t}
 	}
-	return msgs
+	return g.out.Check(g.dst, msgs)
 }
 
 // checkedEmbedder checks every batch before it is sent.
 type checkedEmbedder struct {
+	gate
 	inner *openai.Embedder
-	out   *policy.Outbound
-	dst   policy.Destination
 }
 
 func (c *checkedEmbedder) Model() string { return c.inner.Model() }
 
 func (c *checkedEmbedder) Embed(ctx context.Context, texts []string) ([][]float32, error) {
-	if err := checkClassified(ctx, c.dst); err != nil {
-		return nil, err
-	}
-	if err := c.out.Check(c.dst, asMessages(texts...)); err != nil {
+	if err := c.check(ctx, texts...); err != nil {
 		return nil, err
 	}
 	return c.inner.Embed(ctx, texts)
@@ -147,31 +154,17 @@ func (c *checkedEmbedder) Embed(ctx context.Context, texts []string) ([][]float3
 
 // checkedReranker checks every request before it is sent.
 type checkedReranker struct {
+	gate
 	inner *openai.Reranker
-	out   *policy.Outbound
-	dst   policy.Destination
 }
 
 func (c *checkedReranker) Model() string { return c.inner.Model() }
 
 func (c *checkedReranker) Rerank(ctx context.Context, query string, docs []string) ([]float64, error) {
-	if err := checkClassified(ctx, c.dst); err != nil {
-		return nil, err
-	}
-	if err := c.out.Check(c.dst, asMessages(append([]string{query}, docs...)...)); err != nil {
+	if err := c.check(ctx, append([]string{query}, docs...)...); err != nil {
 		return nil, err
 	}
 	return c.inner.Rerank(ctx, query, docs)
-}
-
-// classifierOf compiles the configuration's classification rules (the
-// built-in markings always apply).
-func classifierOf(cfg *config.Config) (*classify.Classifier, error) {
-	cl, err := classify.New(classify.Rules{Paths: cfg.ClassifyPaths, Markings: cfg.ClassifyMarkings})
-	if err != nil {
-		return nil, fmt.Errorf("classification rules: %w", err)
-	}
-	return cl, nil
 }
 
 // knowledgeTools opens the knowledge bases of --kb and gives the agent
@@ -197,13 +190,12 @@ func (c *cli) knowledgeTools(ctx context.Context, st *settings, bases []string, 
 	return s, nil
 }
 
-// checkClassified refuses to send the text of a document under a
-// classified path to a server that is not local: the text may carry no
-// marking for the outbound check to find.
-func checkClassified(ctx context.Context, dst policy.Destination) error {
-	if rule, ok := kb.ClassifiedFrom(ctx); ok && !dst.Local {
-		return &policy.Refusal{Rule: "classification (" + rule + ")",
-			Reason: "the document is classified and " + dst.Provider + " is not local"}
+// classifierOf compiles the configuration's classification rules (the
+// built-in markings always apply).
+func classifierOf(cfg *config.Config) (*classify.Classifier, error) {
+	cl, err := classify.New(classify.Rules{Paths: cfg.ClassifyPaths, Markings: cfg.ClassifyMarkings})
+	if err != nil {
+		return nil, fmt.Errorf("classification rules: %w", err)
 	}
-	return nil
+	return cl, nil
 }

@@ -1,7 +1,6 @@
 package files
 
 import (
-	"context"
 	"fmt"
 
 	"github.com/moteur/moteur/tools"
@@ -59,18 +58,13 @@ func (s *Set) meet(rule *string, rel string) {
 }
 
 // answer returns a tool's outcome with the rule of the classified file it
-// draws on. The registry keeps only the text of a returned error, so an
-// error drawn from a classified file (where an edit's text occurs, how many
-// lines the file has) becomes an error result, which keeps the rule. A call
-// whose context ended stays an error, for the registry to report the
-// interruption; its message holds nothing of the file.
-func answer(ctx context.Context, tool string, res tools.Result, rule string, err error) (tools.Result, error) {
-	if err == nil {
-		res.Classified = rule
-		return res, nil
+// draws on. An error keeps the rule too (the registry carries it into the
+// error result): a failure can say something of the file, where an edit's
+// text occurs or how many lines it has.
+func answer(tool string, res tools.Result, rule string, err error) (tools.Result, error) {
+	if err != nil {
+		return tools.Result{Classified: rule}, fmt.Errorf("%s: %w", tool, err)
 	}
-	if rule == "" || ctx.Err() != nil {
-		return tools.Result{}, fmt.Errorf("%s: %w", tool, err)
-	}
-	return tools.Result{Content: fmt.Sprintf("%s: %v", tool, err), IsError: true, Classified: rule}, nil
+	res.Classified = rule
+	return res, nil
 }

@@ -87,7 +87,7 @@ func (t *EditFile) Execute(ctx context.Context, args json.RawMessage) (tools.Res
 		return tools.Result{}, fmt.Errorf("edit_file: %w", err)
 	}
 	res, rule, err := t.s.edit(ctx, a.Path, a.Edits)
-	return answer(ctx, EditFileName, res, rule, err)
+	return answer(EditFileName, res, rule, err)
 }
 
 // edit returns the call's result and, once the file's content is read, its

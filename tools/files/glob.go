@@ -73,7 +73,7 @@ func (t *Glob) Execute(ctx context.Context, args json.RawMessage) (tools.Result,
 		limit = min(max(*a.MaxResults, 1), maxGlobResults)
 	}
 	out, rule, err := t.s.glob(ctx, a.Pattern, limit)
-	return answer(ctx, GlobName, tools.Result{Content: out}, rule, err)
+	return answer(GlobName, tools.Result{Content: out}, rule, err)
 }
 
 // glob returns the matching files and the classification rule of the first

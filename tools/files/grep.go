@@ -86,7 +86,7 @@ func (t *Grep) Execute(ctx context.Context, args json.RawMessage) (tools.Result,
 		limit = min(max(*a.MaxResults, 1), maxGrepResults)
 	}
 	out, rule, err := t.s.grep(ctx, a, limit)
-	return answer(ctx, GrepName, tools.Result{Content: out}, rule, err)
+	return answer(GrepName, tools.Result{Content: out}, rule, err)
 }
 
 // grepRun is one search's state.

@@ -72,7 +72,7 @@ func (t *ListFiles) Execute(ctx context.Context, args json.RawMessage) (tools.Re
 		limit = min(max(*a.MaxEntries, 1), maxListEntries)
 	}
 	out, rule, err := t.s.list(ctx, a.Path, limit)
-	return answer(ctx, ListFilesName, tools.Result{Content: out}, rule, err)
+	return answer(ListFilesName, tools.Result{Content: out}, rule, err)
 }
 
 // list returns the listing and the classification rule of the first

@@ -105,7 +105,7 @@ func (t *ReadFile) Execute(ctx context.Context, args json.RawMessage) (tools.Res
 		maxBytes = min(max(*a.MaxBytes, minReadBytes), maxReadBytes)
 	}
 	content, rule, err := t.s.readPage(ctx, a.Path, offset, limit, maxBytes)
-	return answer(ctx, ReadFileName, tools.Result{Content: content}, rule, err)
+	return answer(ReadFileName, tools.Result{Content: content}, rule, err)
 }
 
 // readPage returns the page, and the classification rule of the file once

@@ -127,7 +127,7 @@ func (t *WriteFile) Execute(ctx context.Context, args json.RawMessage) (tools.Re
 		return tools.Result{}, fmt.Errorf("write_file: content is %d bytes, over the %d-byte (8 MiB) limit of a file", len(*a.Content), maxWriteBytes)
 	}
 	res, rule, err := t.s.write(ctx, a.Path, []byte(*a.Content), a.Mode == modeAppend)
-	return answer(ctx, WriteFileName, res, rule, err)
+	return answer(WriteFileName, res, rule, err)
 }
 
 // write returns the call's result and, once the file is written, its

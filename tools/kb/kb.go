@@ -86,15 +86,17 @@ func (s *scope) base(ctx context.Context, t *cite.Table, given string) (kbs.Base
 		name = r.ID
 	}
 	b, err := s.cfg.Store.Base(ctx, name)
-	if err != nil || !s.inScope(b) {
+	if err != nil || !s.inScope(b.ID, b.Name) {
 		return kbs.Base{}, fmt.Errorf("unknown knowledge base %q: the knowledge bases available are %s", given, s.names())
 	}
 	return b, nil
 }
 
-func (s *scope) inScope(b kbs.Base) bool {
+// inScope reports whether the base with this id and name is one the tools
+// may reach (Config.Bases names bases by name or id).
+func (s *scope) inScope(id, name string) bool {
 	for _, n := range s.cfg.Bases {
-		if n == b.Name || n == b.ID {
+		if n == name || n == id {
 			return true
 		}
 	}

@@ -68,7 +68,7 @@ func (t *read) Execute(ctx context.Context, raw json.RawMessage) (tools.Result, 
 	if err != nil {
 		return errResult(fmt.Errorf("%s: the document is no longer in the knowledge base; search again", a.ID))
 	}
-	if b, err := t.s.cfg.Store.Base(ctx, doc.Base); err != nil || !t.s.inScope(b) {
+	if !t.s.inScope(doc.Base, doc.BaseName) {
 		return errResult(fmt.Errorf("%s is not in the knowledge bases of this session (%s)", a.ID, t.s.names()))
 	}
 	d := docRef(tab, doc)
