@@ -163,3 +163,16 @@ func (t *turn) risk(c llm.ToolCall) tools.Risk {
 	}
 	return tool.Risk()
 }
+
+// mustConfirm is why the call needs the user's confirmation in every mode,
+// as its tool says (tools.Confirmer), or "".
+func (t *turn) mustConfirm(c llm.ToolCall) string {
+	tool, ok := t.e.deps.Tools.Lookup(c.Name)
+	if !ok {
+		return ""
+	}
+	if cf, ok := tool.(tools.Confirmer); ok {
+		return cf.MustConfirm(json.RawMessage(c.Arguments))
+	}
+	return ""
+}

@@ -65,7 +65,7 @@ func (t *turn) authorize(ctx context.Context, calls []llm.ToolCall) []grant {
 			grants[i] = grant{allowed: true}
 			continue
 		}
-		req := policy.Request{Session: t.s.id, Tool: c.Name, Risk: t.risk(c), Args: json.RawMessage(c.Arguments)}
+		req := policy.Request{Session: t.s.id, Tool: c.Name, Risk: t.risk(c), Args: json.RawMessage(c.Arguments), Confirm: t.mustConfirm(c)}
 		v := perms.Check(req)
 		switch v.Decision {
 		case policy.Allow:

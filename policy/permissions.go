@@ -112,6 +112,11 @@ type Request struct {
 	Tool    string
 	Risk    tools.Risk
 	Args    json.RawMessage // the call's arguments (a JSON object)
+	// Confirm, when set, is why this call needs the user's confirmation in
+	// every mode (tools.Confirmer): no allow rule, mode or remembered
+	// answer lets it run unasked, while a deny rule, the organisation's
+	// DeniedTools or read_only still refuse it.
+	Confirm string
 }
 
 // Verdict is the decision on a Request and what led to it.
@@ -129,6 +134,7 @@ type Verdict struct {
 const (
 	RuleRemembered = "remembered for the session"
 	RuleDeniedTool = "org policy: denied tool"
+	RuleConfirm    = "always confirmed"
 )
 
 // Permissions decides what the agent may do. The order is fixed: a deny
@@ -263,6 +269,9 @@ func (p *Permissions) Check(req Request) Verdict {
 			Reason:   fmt.Sprintf("The organisation's policy (min_mode read_only) forbids every call that changes something, such as %s, whatever the rules allow.", req.Tool),
 		}
 	}
+	if req.Confirm != "" {
+		return p.confirmed(req)
+	}
 	var v Verdict
 	if r, s := firstMatch(p.ask, req.Tool, subj.list); r != nil {
 		v = Verdict{Decision: Ask, Rule: r.label(), Reason: ruleReason(r, s, req.Tool, "requires confirmation for")}
@@ -288,6 +297,20 @@ func (p *Permissions) Check(req Request) Verdict {
 		}
 	}
 	return v
+}
+
+// confirmed decides a call that must be confirmed in every mode, once no
+// deny rule and no read_only floor refused it: read_only refuses it too
+// when it changes something, anything else asks.
+func (p *Permissions) confirmed(req Request) Verdict {
+	if changesSomething(req.Risk) && p.mode == ReadOnly {
+		return Verdict{
+			Decision: Deny,
+			Rule:     fmt.Sprintf("mode %s: %s denied", p.mode, req.Risk),
+			Reason:   fmt.Sprintf("In %s mode, %s calls are not allowed. %s", p.mode, req.Risk, req.Confirm),
+		}
+	}
+	return Verdict{Decision: Ask, Rule: RuleConfirm, Reason: req.Confirm}
 }
 
 // floorRule is Verdict.Rule for a decision the organisation floor made.
@@ -452,10 +475,11 @@ func (p *Permissions) hasPatternAllow(tool string) bool {
 // URLs — are allowed without asking, unless a deny rule, the organisation's
 // DeniedTools or read_only forbids them (a deny always wins). A request
 // with several subjects is remembered only as a whole. A request whose
-// arguments cannot be read is not remembered.
+// arguments cannot be read is not remembered, nor one that must be
+// confirmed every time (Request.Confirm).
 func (p *Permissions) Remember(req Request) {
 	subj := p.readSubjects(req.Args)
-	if subj.unreadable() {
+	if subj.unreadable() || req.Confirm != "" {
 		return
 	}
 	key := subj.key(req.Tool)

@@ -801,3 +801,42 @@ func TestFloorNoneAndMalformed(t *testing.T) {
 		t.Errorf("malformed floor: %v", err)
 	}
 }
+
+func TestConfirmAsksInEveryModeButDenyAndReadOnlyStillRefuse(t *testing.T) {
+	for _, mode := range []Mode{AutoWrite, Confirm, ReadOnly} {
+		p, err := NewPermissions(PermissionsConfig{
+			Mode:  mode,
+			Rules: Rules{Allow: []string{"write_file(**)"}, Deny: []string{"write_file(secret/**)"}},
+			Root:  "/proj",
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		req := Request{Session: "s", Tool: "write_file", Risk: tools.RiskWrite, Args: []byte(`{"path":".git/hooks/pre-commit"}`), Confirm: "a git hook runs programs"}
+		v := p.Check(req)
+		want := Ask
+		if mode == ReadOnly {
+			want = Deny
+		}
+		if v.Decision != want {
+			t.Errorf("%s: %v (%s), want %v", mode, v.Decision, v.Rule, want)
+		}
+		// Without Confirm the allow rule lets the same call run: the
+		// verdict above is Confirm's doing.
+		req.Confirm = ""
+		if mode != ReadOnly {
+			if v := p.Check(req); v.Decision != Allow {
+				t.Errorf("%s without Confirm: %v (%s), want allow", mode, v.Decision, v.Rule)
+			}
+		}
+		req.Confirm = "x"
+		p.Remember(req)
+		if v := p.Check(req); v.Decision != want {
+			t.Errorf("%s after Remember: %v, want %v: a confirmed call is never remembered", mode, v.Decision, want)
+		}
+		denied := Request{Session: "s", Tool: "write_file", Risk: tools.RiskWrite, Args: []byte(`{"path":"secret/k"}`), Confirm: "x"}
+		if v := p.Check(denied); v.Decision != Deny {
+			t.Errorf("%s: deny rule lost to Confirm: %v", mode, v.Decision)
+		}
+	}
+}
