@@ -8,6 +8,7 @@
 //	denied_tools: [shell_exec, "mcp_*"]                            # never run, whatever the rules say
 //	profile: restricted                                            # forced
 //	min_mode: confirm                                              # the access mode can be this or stricter
+//	key_file: /etc/moteur/keys/%u.key                               # the at-rest key (audit chain, checkpoints)
 //
 // Every key is optional. Reading fails closed: a policy that exists but cannot
 // be read or understood is an error, and the caller refuses to start, since
@@ -55,6 +56,10 @@ type Policy struct {
 	Profile profile.Name
 	// MinMode is the loosest access mode allowed; "" when none.
 	MinMode policy.Mode
+	// KeyFile is where the at-rest key is kept (package atrest), an
+	// absolute path in which %u stands for the user's name; "" leaves it
+	// in the user's configuration directory.
+	KeyFile string
 }
 
 // file is the policy as written.
@@ -63,6 +68,7 @@ type file struct {
 	DeniedTools  []string  `yaml:"denied_tools"`
 	Profile      string    `yaml:"profile"`
 	MinMode      string    `yaml:"min_mode"`
+	KeyFile      string    `yaml:"key_file"`
 }
 
 // PathFromEnv returns the policy path: $MOTEUR_POLICY when set (explicit),
@@ -140,6 +146,13 @@ func Load(path string, explicit bool) (*Policy, error) {
 		if p.MinMode, err = policy.ParseMode(strings.TrimSpace(raw.MinMode)); err != nil {
 			return fail(&strictyaml.Error{Line: strictyaml.LineOf(f, "$.min_mode"), Msg: "min_mode: " + err.Error(), Err: err})
 		}
+	}
+	if k := strings.TrimSpace(raw.KeyFile); k != "" {
+		if !strings.HasPrefix(k, "/") {
+			return fail(&strictyaml.Error{Line: strictyaml.LineOf(f, "$.key_file"),
+				Msg: "key_file must be an absolute path, not " + k})
+		}
+		p.KeyFile = k
 	}
 	return p, nil
 }
