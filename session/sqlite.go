@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"sync"
 	"time"
 
@@ -82,7 +83,9 @@ const busyTimeout = 10 * time.Second
 // OpenSQLite opens (or creates) the database at cfg.Path and brings its
 // schema up to date. A file that is not a Moteur database, a corrupt or
 // truncated one, or one written by a newer Moteur is refused with an error
-// naming it; such a file is never modified.
+// naming it; such a file is never modified. A main file shorter than its
+// header is not truncated if its WAL holds the rest, as after a checkpoint
+// that met a full disk: it opens once SQLite has checked it (checkShort).
 func OpenSQLite(ctx context.Context, cfg SQLiteConfig) (*SQLite, error) {
 	if cfg.Path == "" {
 		return nil, errors.New("open session database: no path")
@@ -117,7 +120,8 @@ func OpenSQLite(ctx context.Context, cfg SQLiteConfig) (*SQLite, error) {
 	} else if !errors.Is(err, os.ErrExist) {
 		return nil, fmt.Errorf("open session database %s: %w", path, err)
 	}
-	if err := checkHeader(path); err != nil {
+	short, err := checkHeader(path)
+	if err != nil {
 		return nil, err
 	}
 
@@ -127,6 +131,11 @@ func OpenSQLite(ctx context.Context, cfg SQLiteConfig) (*SQLite, error) {
 	}
 	base := "file:" + (&url.URL{Path: path}).EscapedPath() +
 		fmt.Sprintf("?_pragma=busy_timeout(%d)&_pragma=foreign_keys(1)&_pragma=synchronous(%s)", busyTimeout.Milliseconds(), syncMode)
+	if short != nil {
+		if err := s.checkShort(ctx, base, short); err != nil {
+			return nil, err
+		}
+	}
 	if s.w, err = sql.Open("sqlite", base+"&_pragma=journal_mode(WAL)&_txlock=immediate"); err != nil {
 		return nil, s.dbErr("open session database "+path, err)
 	}
@@ -181,13 +190,21 @@ func (s *SQLite) Close() error {
 // dbErr wraps an error of the database, naming the file, and says so
 // plainly when SQLite found the file corrupt.
 func (s *SQLite) dbErr(what string, err error) error {
+	if isCorrupt(err) {
+		return corrupt(s.path, err)
+	}
+	return fmt.Errorf("%s: %w", what, err)
+}
+
+// isCorrupt reports whether SQLite found the file corrupt or not a database.
+func isCorrupt(err error) bool {
 	if se := (*sqlite.Error)(nil); errors.As(err, &se) {
 		switch se.Code() & 0xff {
 		case sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB:
-			return corrupt(s.path, err)
+			return true
 		}
 	}
-	return fmt.Errorf("%s: %w", what, err)
+	return false
 }
 
 func corrupt(path string, err error) error {
@@ -200,29 +217,38 @@ const sqliteMagic = "SQLite format 3\x00"
 // applicationID marks a Moteur database ("MOTR") in its header.
 const applicationID = 0x4d4f5452
 
-// checkHeader refuses, cheaply and without SQLite, a file that is not an
-// SQLite database, one of another application, or one cut short (the
-// header counts more pages than the file holds). Corruption inside the file
-// is reported by the query that meets it.
-func checkHeader(path string) error {
+// checkHeader refuses, cheaply and before SQLite opens it, a file that is
+// not an SQLite database or one of another application (which migrate,
+// finding no tables in it, would write into), with an error that says
+// which. Corruption inside the file is reported by the query that meets it.
+//
+// It returns a non-nil shortFile when the main file holds fewer pages than
+// its header counts. That alone does not make the file corrupt: in WAL mode
+// the main file is brought up to date only by checkpoints, and a checkpoint
+// writes page 1, which holds the new page count, before the pages that grow
+// the file; one that fails there (the disk is full, the process dies)
+// leaves the main file short while the WAL still holds every page, and the
+// database is whole. Only SQLite, reading the WAL, can tell that from a
+// file cut short: OpenSQLite asks it (checkShort).
+func checkHeader(path string) (*shortFile, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return fmt.Errorf("open session database %s: %w", path, err)
+		return nil, fmt.Errorf("open session database %s: %w", path, err)
 	}
 	defer f.Close()
 	st, err := f.Stat()
 	if err != nil {
-		return fmt.Errorf("open session database %s: %w", path, err)
+		return nil, fmt.Errorf("open session database %s: %w", path, err)
 	}
 	if st.Size() == 0 {
-		return nil // new
+		return nil, nil // new, or never checkpointed: all in the WAL
 	}
 	var h [100]byte
 	if _, err := f.ReadAt(h[:], 0); err != nil {
-		return corrupt(path, fmt.Errorf("file header: only %d bytes", st.Size()))
+		return nil, corrupt(path, fmt.Errorf("file header: only %d bytes", st.Size()))
 	}
 	if string(h[:16]) != sqliteMagic {
-		return corrupt(path, errors.New("file header: not an SQLite file"))
+		return nil, corrupt(path, errors.New("file header: not an SQLite file"))
 	}
 	be32 := func(i int) uint32 {
 		return uint32(h[i])<<24 | uint32(h[i+1])<<16 | uint32(h[i+2])<<8 | uint32(h[i+3])
@@ -232,16 +258,78 @@ func checkHeader(path string) error {
 		pageSize = 65536
 	}
 	if pageSize < 512 || pageSize&(pageSize-1) != 0 {
-		return corrupt(path, fmt.Errorf("file header: page size %d", pageSize))
+		return nil, corrupt(path, fmt.Errorf("file header: page size %d", pageSize))
+	}
+	if id := be32(68); id != 0 && id != applicationID {
+		return nil, corrupt(path, fmt.Errorf("file header: application id %#x is not Moteur's", id))
 	}
 	// The page count is valid when the change counter matches the
 	// "version-valid-for" number (SQLite 3.7.0 and later).
 	if pages := int64(be32(28)); be32(24) == be32(92) && pages*pageSize > st.Size() {
-		return corrupt(path, fmt.Errorf("truncated: %d bytes, the header counts %d pages of %d",
-			st.Size(), pages, pageSize))
+		return &shortFile{size: st.Size(), pages: pages, pageSize: pageSize}, nil
 	}
-	if id := be32(68); id != 0 && id != applicationID {
-		return corrupt(path, fmt.Errorf("file header: application id %#x is not Moteur's", id))
+	return nil, nil
+}
+
+// shortFile is a main file that holds fewer pages than its header counts.
+type shortFile struct{ size, pages, pageSize int64 }
+
+func (f *shortFile) String() string {
+	return fmt.Sprintf("truncated: %d bytes, the header counts %d pages of %d", f.size, f.pages, f.pageSize)
+}
+
+// checkShort lets SQLite decide whether a short main file is whole with its
+// WAL: opening it replays the WAL, and SQLite itself refuses a database whose
+// header counts more pages than the file and the WAL hold together; a quick
+// check then walks every b-tree and the freelist, which finds a page that
+// neither holds. Its cost, a read of the whole database, is paid only on
+// this rare path, until a checkpoint makes the main file whole.
+//
+// The check runs on a read-only connection so that a file it refuses is
+// left as it was: the last read-write connection to close checkpoints, which
+// would copy the WAL into the main file and delete it.
+func (s *SQLite) checkShort(ctx context.Context, base string, short *shortFile) error {
+	// Said before SQLite opens the file, which creates an empty WAL.
+	why := "which its WAL does not make up for"
+	if st, err := os.Stat(s.path + "-wal"); err != nil || st.Size() == 0 {
+		why = "and it has no WAL"
+	}
+	db, err := sql.Open("sqlite", base+"&mode=ro")
+	if err != nil {
+		return fmt.Errorf("open session database %s: %s: check with its WAL: %w", s.path, short, err)
+	}
+	defer db.Close()
+	var problems []string
+	err = func() error {
+		// At most a few problems: the first ones say why.
+		rows, err := db.QueryContext(ctx, "PRAGMA quick_check(5)")
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var line string
+			if err := rows.Scan(&line); err != nil {
+				return err
+			}
+			if line != "ok" {
+				problems = append(problems, line)
+			}
+		}
+		return rows.Err()
+	}()
+	if err == nil {
+		err = db.Close()
+	}
+	switch {
+	case isCorrupt(err):
+		return corrupt(s.path, fmt.Errorf("%s, %s: %w", short, why, err))
+	case err != nil:
+		return fmt.Errorf("open session database %s: %s: check with its WAL: %w", s.path, short, err)
+	case len(problems) > 0:
+		// One line: quick_check starts its report with a line of its own.
+		report := strings.ReplaceAll(strings.Join(problems, "\n"), "\n", "; ")
+		return corrupt(s.path, fmt.Errorf("%s, %s: quick_check: %s", short, why, report))
 	}
 	return nil
 }
