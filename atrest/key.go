@@ -189,4 +189,3 @@ func CheckOutside(keyPath, dir string) error {
 func (k *Key) Equal(o *Key) bool {
 	return o != nil && hmac.Equal(k.master[:], o.master[:])
 }
-

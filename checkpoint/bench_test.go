@@ -1,12 +1,16 @@
 package checkpoint
 
 import (
+	"bytes"
+	"context"
+	"encoding/binary"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/moteur/moteur/atrest"
 	"github.com/moteur/moteur/event"
 	"github.com/moteur/moteur/tools"
 )
@@ -56,3 +60,49 @@ func BenchmarkPlan(b *testing.B) {
 		}
 	}
 }
+
+// benchPut saves a new 64 KiB blob per iteration (a counter in its first
+// bytes makes each content new, so that no Put is the no-op of a content
+// already stored): the write a file tool makes before it overwrites a
+// file, fsyncs included.
+func benchPut(b *testing.B, key *atrest.Key) {
+	s := openStoreAt(b, filepath.Join(b.TempDir(), "checkpoints"), key)
+	data := bytes.Repeat([]byte("0123456789abcdef"), 4<<10)
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	n := uint64(0)
+	for b.Loop() {
+		n++
+		binary.LittleEndian.PutUint64(data, n)
+		if _, err := s.Put(context.Background(), data); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkPut64KiBClear is the write of earlier versions (Config.Clear).
+func BenchmarkPut64KiBClear(b *testing.B) { benchPut(b, nil) }
+
+// BenchmarkPut64KiBSealed is the write with the at-rest key: AES-256-GCM
+// and the keyed name on top of the same file operations.
+func BenchmarkPut64KiBSealed(b *testing.B) { benchPut(b, testKey(b)) }
+
+// benchGet reads one 64 KiB blob back, as a rewind does for each file.
+func benchGet(b *testing.B, key *atrest.Key) {
+	s := openStoreAt(b, filepath.Join(b.TempDir(), "checkpoints"), key)
+	data := bytes.Repeat([]byte("0123456789abcdef"), 4<<10)
+	id, err := s.Put(context.Background(), data)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := s.Get(context.Background(), id); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkGet64KiBClear(b *testing.B)  { benchGet(b, nil) }
+func BenchmarkGet64KiBSealed(b *testing.B) { benchGet(b, testKey(b)) }

@@ -22,6 +22,9 @@ type Call struct {
 	Seq    uint64 `json:"seq"`
 	CallID string `json:"call_id"`
 	Tool   string `json:"tool"`
+	// Risk is the call's risk class as its result recorded it
+	// (destructive: what it destroyed is gone for good).
+	Risk string `json:"risk,omitempty"`
 }
 
 // Rewind modes, as event.RewoundPayload.Mode records them.
@@ -101,7 +104,7 @@ func promptOf(p event.UserMessagePayload) string {
 }
 
 func (s *State) toolResult(seq uint64, p event.ToolResultPayload) {
-	call := Call{Seq: seq, CallID: p.CallID, Tool: p.Name}
+	call := Call{Seq: seq, CallID: p.CallID, Tool: p.Name, Risk: p.Risk}
 	for _, c := range p.Changes {
 		if c.Path == "" {
 			continue

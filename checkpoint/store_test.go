@@ -9,11 +9,31 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/moteur/moteur/atrest"
 )
 
+// testKey is an at-rest key from a file of its own, as the command line
+// loads one, so that messages name a key file.
+func testKey(t testing.TB) *atrest.Key {
+	t.Helper()
+	k, err := atrest.LoadOrCreate(filepath.Join(t.TempDir(), "config", atrest.FileName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return k
+}
+
+// openStore opens a sealing store in a new directory.
 func openStore(t testing.TB) *Store {
 	t.Helper()
-	s, err := Open(Config{Dir: filepath.Join(t.TempDir(), "checkpoints")})
+	return openStoreAt(t, filepath.Join(t.TempDir(), "checkpoints"), testKey(t))
+}
+
+// openStoreAt opens the store of dir with key (nil: a clear store).
+func openStoreAt(t testing.TB, dir string, key *atrest.Key) *Store {
+	t.Helper()
+	s, err := Open(Config{Dir: dir, Key: key, Clear: key == nil})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -64,6 +84,17 @@ func TestStorePutGet(t *testing.T) {
 	if fi, _ := os.Stat(files[0]); fi.Mode().Perm() != 0o600 {
 		t.Fatalf("blob mode %v, want 0600", fi.Mode().Perm())
 	}
+	// Sealed, under a name that is not the content's hash.
+	raw, err := os.ReadFile(files[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !atrest.IsSealed(raw) || bytes.Contains(raw, []byte("les données")) || len(raw) != len(data)+atrest.Overhead {
+		t.Fatalf("blob file holds %q: want the content sealed", raw)
+	}
+	if strings.Contains(files[0], id[2:]) {
+		t.Fatalf("blob file %s is named by the content's SHA-256", files[0])
+	}
 
 	// Idempotent: same id, still one file, content unchanged.
 	id2, err := s.Put(ctx, data)
@@ -92,7 +123,7 @@ func TestStoreCorruptionDetected(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := s.path(id)
+	p := s.sealedPath(id)
 	raw, err := os.ReadFile(p)
 	if err != nil {
 		t.Fatal(err)
@@ -102,8 +133,9 @@ func TestStoreCorruptionDetected(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = s.Get(ctx, id)
-	if !errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), id) {
-		t.Fatalf("Get of a flipped blob: %v; want ErrCorrupt naming %s", err, id)
+	if !errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), id) || !strings.Contains(err.Error(), p) ||
+		!strings.Contains(err.Error(), s.key.Path()) {
+		t.Fatalf("Get of a flipped blob: %v; want ErrCorrupt naming %s, its file and the key file", err, id)
 	}
 	// Putting the same content again repairs it.
 	if _, err := s.Put(ctx, data); err != nil {

@@ -15,26 +15,49 @@ type pattern struct {
 }
 
 // multi lists multi-word markings. For a shared first word, longer ones come
-// first, so that the longest marking at a position is the one reported.
-var multi = []pattern{
+// first, so that the longest marking at a position is the one reported. A
+// word may be "/" (NATO/OTAN): separators may be empty, so "NATO/OTAN" and
+// "NATO / OTAN" both match.
+var multi = append([]pattern{
 	{[]string{"TRES", "SECRET", "DEFENSE"}, "builtin:fr-tres-secret-defense"},
 	{[]string{"TRES", "SECRET", "UE"}, "builtin:eu-top-secret"},
 	{[]string{"TRES", "SECRET"}, "builtin:fr-tres-secret"},
 	{[]string{"SECRET", "DEFENSE"}, "builtin:fr-secret-defense"},
 	{[]string{"SECRET", "UE"}, "builtin:eu-secret"},
+	{[]string{"SECRET", "OTAN"}, "builtin:nato-secret"},
 	{[]string{"SPECIAL", "FRANCE"}, "builtin:fr-special-france"},
 	{[]string{"CONFIDENTIEL", "DEFENSE"}, "builtin:fr-confidentiel-defense"},
 	{[]string{"CONFIDENTIEL", "UE"}, "builtin:eu-confidential"},
+	{[]string{"CONFIDENTIEL", "OTAN"}, "builtin:nato-confidential"},
 	{[]string{"COSMIC", "TOP", "SECRET"}, "builtin:nato-cosmic-top-secret"},
+	{[]string{"COSMIC", "TRES", "SECRET"}, "builtin:nato-cosmic-top-secret"},
 	{[]string{"DIFFUSION", "RESTREINTE"}, "builtin:fr-dr"},
 	{[]string{"RESTREINT", "UE"}, "builtin:eu-restricted"},
 	{[]string{"EU", "TOP", "SECRET"}, "builtin:eu-top-secret"},
 	{[]string{"EU", "SECRET"}, "builtin:eu-secret"},
 	{[]string{"EU", "CONFIDENTIAL"}, "builtin:eu-confidential"},
 	{[]string{"EU", "RESTRICTED"}, "builtin:eu-restricted"},
-	{[]string{"NATO", "SECRET"}, "builtin:nato-secret"},
-	{[]string{"NATO", "CONFIDENTIAL"}, "builtin:nato-confidential"},
-	{[]string{"NATO", "RESTRICTED"}, "builtin:nato-restricted"},
+}, natoMarkings()...)
+
+// natoLevels are the levels that follow NATO, OTAN, NATO/OTAN or OTAN/NATO
+// (NATO UNCLASSIFIED is not a classification).
+var natoLevels = []pattern{
+	{[]string{"SECRET"}, "builtin:nato-secret"},
+	{[]string{"CONFIDENTIAL"}, "builtin:nato-confidential"},
+	{[]string{"CONFIDENTIEL"}, "builtin:nato-confidential"},
+	{[]string{"RESTRICTED"}, "builtin:nato-restricted"},
+}
+
+// natoMarkings are every prefix followed by every level, the longer
+// prefixes first.
+func natoMarkings() []pattern {
+	var ps []pattern
+	for _, prefix := range [][]string{{"NATO", "/", "OTAN"}, {"OTAN", "/", "NATO"}, {"NATO"}, {"OTAN"}} {
+		for _, l := range natoLevels {
+			ps = append(ps, pattern{append(append([]string(nil), prefix...), l.words...), l.rule})
+		}
+	}
+	return ps
 }
 
 // bare lists the level words that count only in a marking position.
@@ -46,18 +69,38 @@ var bare = []pattern{
 
 var labels = []string{"classification", "niveau", "marking", "marquage", "mention", "protection"}
 
-// multiByFirst and bareByFirst index patterns by their first byte; start
-// marks the bytes that may begin a marking (including TLP's "t").
+// multiByFirst indexes the multi-word patterns by their first byte (upper
+// case), grouped by first word, which is then matched once for all of
+// them; bareByFirst indexes bare words the same way. start marks the bytes
+// that may begin a marking (including TLP's "t"), startCI the same in any
+// case.
 var (
-	multiByFirst [256][]int
+	multiByFirst [256][]firstWord
 	bareByFirst  [256][]int
 	start        [256]bool
+	startCI      [256]bool
 )
+
+// firstWord is a first word and the multi-word patterns starting with it,
+// in the order of multi.
+type firstWord struct {
+	word     string
+	patterns []int
+}
 
 func init() {
 	for i, p := range multi {
 		c := p.words[0][0]
-		multiByFirst[c] = append(multiByFirst[c], i)
+		groups := multiByFirst[c]
+		k := 0
+		for k < len(groups) && groups[k].word != p.words[0] {
+			k++
+		}
+		if k == len(groups) {
+			groups = append(groups, firstWord{word: p.words[0]})
+		}
+		groups[k].patterns = append(groups[k].patterns, i)
+		multiByFirst[c] = groups
 		start[c] = true
 	}
 	for i, p := range bare {
@@ -66,91 +109,143 @@ func init() {
 		start[c] = true
 	}
 	start['T'], start['t'] = true, true
+	for c := range 256 {
+		startCI[c] = start[c] || c >= 'a' && c <= 'z' && start[c-0x20]
+	}
 }
 
-// maxSep bounds the run between two words of a marking, so that trying a
-// marking at a position costs a bounded amount of work.
-const maxSep = 64
-
-// maxBracket bounds how far a bracketed tail is read looking for its ")".
+// maxBracket bounds how far a bracketed tail is read looking for its ")",
+// counting a run of blanks as one (folded text holds one where the
+// original may hold several).
 const maxBracket = 256
 
+// scanner reads one text; ci matches the marking words in any case.
+type scanner struct {
+	s  string
+	ci bool
+}
+
 // scanBuiltin returns the leftmost built-in marking in s.
-func scanBuiltin(s string) (from, to int, rule string, ok bool) {
+func scanBuiltin(s string, ci bool) (from, to int, rule string, ok bool) {
+	sc := scanner{s, ci}
+	if ci {
+		for i := 0; i+1 < len(s); i++ {
+			if startCI[s[i]] && mayStart(s[i], s[i+1], true) {
+				if end, r, ok := sc.at(i); ok {
+					return i, end, r, true
+				}
+			}
+		}
+		return 0, 0, "", false
+	}
 	for i := 0; i+1 < len(s); i++ {
 		c := s[i]
 		if !start[c] {
 			continue
 		}
-		n := s[i+1]
-		tlp := c|0x20 == 't' && n|0x20 == 'l'
-		// 0xC3 leads É, È, … (an E of SECRET or RESTREINT may be accented).
-		word := c >= 'A' && c <= 'Z' && (n >= 'A' && n <= 'Z' || n == 0xC3)
-		if !tlp && !word {
-			continue
-		}
-		if i > 0 && wordBefore(s, i) {
-			continue
-		}
-		if tlp {
-			if end, r, ok := matchTLP(s, i); ok {
+		if mayStart(c, s[i+1], false) {
+			if end, r, ok := sc.at(i); ok {
 				return i, end, r, true
-			}
-		}
-		if !word {
-			continue
-		}
-		if end, r, ok := matchMulti(s, i); ok {
-			return i, end, r, true
-		}
-		for _, k := range bareByFirst[c] {
-			end, ok := matchWord(s, i, bare[k].words[0])
-			if ok && !wordAt(s, end) && markingPosition(s, i, end) {
-				return i, end, bare[k].rule, true
 			}
 		}
 	}
 	return 0, 0, "", false
 }
 
-// matchMulti matches a multi-word marking starting at i (a word start).
-func matchMulti(s string, i int) (end int, rule string, ok bool) {
-	if i >= len(s) {
+// mayStart reports whether the two bytes c, n may begin a marking: "tl"
+// in any case, or two capitals (the second may be the first byte of É,
+// È, …: an E of SECRET or RESTREINT may be accented), or two letters when
+// ci. Small enough to be inlined in the scanning loops.
+func mayStart(c, n byte, ci bool) bool {
+	if c|0x20 == 't' && n|0x20 == 'l' {
+		return true
+	}
+	if ci {
+		return isLetterASCII(c) && (isLetterASCII(n) || n == 0xC3)
+	}
+	return isUpperASCII(c) && (isUpperASCII(n) || n == 0xC3)
+}
+
+// at tries every built-in marking at s[i], whose two bytes mayStart one.
+func (sc scanner) at(i int) (end int, rule string, ok bool) {
+	s := sc.s
+	c, n := s[i], s[i+1]
+	tlp := c|0x20 == 't' && n|0x20 == 'l'
+	word := isUpperASCII(c) && (isUpperASCII(n) || n == 0xC3)
+	if sc.ci {
+		word = isLetterASCII(c) && (isLetterASCII(n) || n == 0xC3)
+	}
+	if !tlp && !word || i > 0 && wordBefore(s, i) {
 		return 0, "", false
 	}
-next:
-	for _, k := range multiByFirst[s[i]] {
-		j := i
-		for w, word := range multi[k].words {
-			if w > 0 {
-				if j, ok = matchSep(s, j); !ok {
-					continue next
-				}
-			}
-			if j, ok = matchWord(s, j, word); !ok {
-				continue next
-			}
+	if tlp {
+		if end, r, ok := sc.matchTLP(i); ok {
+			return end, r, true
 		}
-		if !wordAt(s, j) {
-			return j, multi[k].rule, true
+	}
+	if !word {
+		return 0, "", false
+	}
+	if end, r, ok := sc.matchMulti(i); ok {
+		return end, r, true
+	}
+	for _, k := range bareByFirst[c&^0x20] {
+		end, ok := sc.matchWord(i, bare[k].words[0])
+		if ok && !wordAt(s, end) && sc.markingPosition(i, end) {
+			return end, bare[k].rule, true
 		}
 	}
 	return 0, "", false
 }
 
-// matchWord matches word (upper-case ASCII) at s[j:]. An E in word also
-// matches É, È, Ê or Ë, and may be followed by up to two combining marks.
-func matchWord(s string, j int, word string) (int, bool) {
+func isUpperASCII(c byte) bool  { return c >= 'A' && c <= 'Z' }
+func isLetterASCII(c byte) bool { return c|0x20 >= 'a' && c|0x20 <= 'z' }
+
+// matchMulti matches a multi-word marking starting at i (a word start).
+func (sc scanner) matchMulti(i int) (end int, rule string, ok bool) {
+	s := sc.s
+	if i >= len(s) {
+		return 0, "", false
+	}
+	for _, g := range multiByFirst[s[i]&^0x20] {
+		first, ok := sc.matchWord(i, g.word)
+		if !ok {
+			continue
+		}
+	next:
+		for _, k := range g.patterns {
+			j := first
+			for _, word := range multi[k].words[1:] {
+				j = matchSep(s, j)
+				if j, ok = sc.matchWord(j, word); !ok {
+					continue next
+				}
+			}
+			if !wordAt(s, j) {
+				return j, multi[k].rule, true
+			}
+		}
+	}
+	return 0, "", false
+}
+
+// matchWord matches word (upper-case ASCII, or "/") at s[j:], in any case
+// when ci. An E in word also matches É, È, Ê or Ë (é, è, ê, ë when ci),
+// and may be followed by up to two combining marks.
+func (sc scanner) matchWord(j int, word string) (int, bool) {
+	s := sc.s
 	for k := 0; k < len(word); k++ {
 		if j >= len(s) {
 			return 0, false
 		}
 		pc := word[k]
-		if s[j] == pc {
+		c := s[j]
+		switch {
+		case c == pc, sc.ci && isLetterASCII(pc) && c|0x20 == pc|0x20:
 			j++
-		} else if pc == 'E' && s[j] == 0xC3 && j+1 < len(s) && s[j+1] >= 0x88 && s[j+1] <= 0x8B {
+		case pc == 'E' && c == 0xC3 && j+1 < len(s) && (s[j+1] >= 0x88 && s[j+1] <= 0x8B || sc.ci && s[j+1] >= 0xA8 && s[j+1] <= 0xAB):
 			j += 2
-		} else {
+		default:
 			return 0, false
 		}
 		if pc == 'E' {
@@ -167,57 +262,70 @@ func isCombining(b0, b1 byte) bool {
 	return b0 == 0xCC && b1 >= 0x80 && b1 <= 0xBF || b0 == 0xCD && b1 >= 0x80 && b1 <= 0xAF
 }
 
-// matchSep matches the run between two words of a marking: spaces, at most
-// one hyphen, at most one line break, at least one character, at most
-// maxSep bytes.
-func matchSep(s string, j int) (int, bool) {
-	from := j
-	lines, hyphens := 0, 0
-	for j < len(s) && j-from < maxSep {
+// matchSep returns the end of the run between two words of a marking:
+// white space, line breaks included, and at most one hyphen. The run may
+// be empty: words glued together ("DIFFUSIONRESTREINTE", or split by an
+// invisible character that folding removed) still read as the marking.
+// The run is read once per marking tried at the word before it, so the
+// whole scan stays linear.
+func matchSep(s string, j int) int {
+	hyphens := 0
+	for j < len(s) {
 		r, n := rune(s[j]), 1
 		if r >= utf8.RuneSelf {
 			r, n = utf8.DecodeRuneInString(s[j:])
 		}
 		switch {
-		case r == '\r':
-			lines++
-			if j+1 < len(s) && s[j+1] == '\n' {
-				n++
+		case isSpace(r) || isLineBreak(r):
+		case isHyphen(r):
+			if hyphens++; hyphens > 1 {
+				return j
 			}
-		case isLineBreak(r):
-			lines++
-		case r == '-' || r == '\u2010' || r == '\u2011':
-			hyphens++
-		case isSpace(r):
 		default:
-			return j, j > from
-		}
-		if lines > 1 || hyphens > 1 {
-			return 0, false
+			return j
 		}
 		j += n
 	}
-	return j, j > from && j < len(s) && j-from < maxSep
+	return j
 }
 
-// matchTLP matches "TLP:RED", "TLP:AMBER" or "TLP:AMBER+STRICT" (any case,
-// optional spaces around the colon) at i.
-func matchTLP(s string, i int) (int, string, bool) {
+func isHyphen(r rune) bool { return r == '-' || r == '\u2010' || r == '\u2011' }
+
+// matchTLP matches a TLP label at i: "TLP", a separator, then RED, AMBER or
+// AMBER+STRICT. With ":" or a hyphen in the separator ("TLP:RED",
+// "TLP : RED", "tlp-amber", "TLP:\nRED") any case matches, as tags are
+// written; with blanks only ("TLP RED") or nothing ("TLPRED"), upper case
+// only unless ci, so that prose ("the tlp red team") is left alone.
+func (sc scanner) matchTLP(i int) (int, string, bool) {
+	s := sc.s
 	if i+3 > len(s) || !strings.EqualFold(s[i:i+3], "tlp") {
 		return 0, "", false
 	}
-	j := skipSpaces(s, i+3)
-	if j >= len(s) || s[j] != ':' {
-		return 0, "", false
+	tag := false
+	j := i + 3
+	for j < len(s) {
+		r, n := utf8.DecodeRuneInString(s[j:])
+		switch {
+		case isSpace(r) || isLineBreak(r):
+		case r == ':' || r == '\uFF1A' || isHyphen(r) || r == '\u2013':
+			if tag {
+				return 0, "", false // "TLP::RED", "TLP:-RED"
+			}
+			tag = true
+		default:
+			goto colour
+		}
+		j += n
 	}
-	j = skipSpaces(s, j+1)
+colour:
+	upper := sc.ci || tag || s[i:i+3] == "TLP"
 	rest := s[j:]
 	var end int
 	var rule string
 	switch {
-	case hasPrefixFold(rest, "red"):
+	case hasPrefixCase(rest, "RED", upper && !tag && !sc.ci):
 		end, rule = j+3, "builtin:tlp-red"
-	case hasPrefixFold(rest, "amber"):
+	case hasPrefixCase(rest, "AMBER", upper && !tag && !sc.ci):
 		end, rule = j+5, "builtin:tlp-amber"
 		if hasPrefixFold(s[end:], "+strict") {
 			end += len("+strict")
@@ -225,31 +333,28 @@ func matchTLP(s string, i int) (int, string, bool) {
 	default:
 		return 0, "", false
 	}
-	if wordAt(s, end) {
-		return 0, "", false // "TLP:REDACTED"
+	if !upper || wordAt(s, end) {
+		return 0, "", false // "tlp red" in prose, "TLP:REDACTED"
 	}
 	return end, rule, true
+}
+
+// hasPrefixCase is strings.HasPrefix when exact, else case-insensitive.
+func hasPrefixCase(s, prefix string, exact bool) bool {
+	if exact {
+		return strings.HasPrefix(s, prefix)
+	}
+	return hasPrefixFold(s, prefix)
 }
 
 func hasPrefixFold(s, prefix string) bool {
 	return len(s) >= len(prefix) && strings.EqualFold(s[:len(prefix)], prefix)
 }
 
-// skipSpaces skips spaces (not line breaks) from j, at most maxSep bytes.
-func skipSpaces(s string, j int) int {
-	for from := j; j < len(s) && j-from < maxSep; {
-		r, n := utf8.DecodeRuneInString(s[j:])
-		if !isSpace(r) {
-			break
-		}
-		j += n
-	}
-	return j
-}
-
 // markingPosition reports whether the bare level word at s[i:end] is in a
 // marking position (see "Marking position" in the package documentation).
-func markingPosition(s string, i, end int) bool {
+func (sc scanner) markingPosition(i, end int) bool {
+	s := sc.s
 	// 1. Banner: only decorations before it on its line.
 	j := i
 	for j > 0 {
@@ -263,7 +368,7 @@ func markingPosition(s string, i, end int) bool {
 		j -= n
 	}
 	if r, _ := lastRune(s, j); j == 0 || isLineBreak(r) {
-		if tailOK(s, end, 0) {
+		if sc.tailOK(end, 0) {
 			return true
 		}
 	}
@@ -286,7 +391,7 @@ func markingPosition(s string, i, end int) bool {
 			closer = ')'
 		}
 		// The bracket must start a token: "env[SECRET]" is code.
-		if closer != 0 && (j == 1 || !wordBefore(s, j-1)) && tailOK(s, end, closer) {
+		if closer != 0 && (j == 1 || !wordBefore(s, j-1)) && sc.tailOK(end, closer) {
 			return true
 		}
 	}
@@ -326,7 +431,8 @@ func labelled(s string, i int) bool {
 // tailOK reports whether what follows a bare level word (from end) is a
 // valid tail: up to the end of the line when closer is 0, up to closer
 // otherwise.
-func tailOK(s string, end int, closer byte) bool {
+func (sc scanner) tailOK(end int, closer byte) bool {
+	s := sc.s
 	j, sep := end, false
 	for j < len(s) {
 		r, n := rune(s[j]), 1
@@ -347,7 +453,7 @@ func tailOK(s string, end int, closer byte) bool {
 	if closer != 0 && s[j] == closer {
 		return true
 	}
-	if _, _, ok := matchMulti(s, j); ok && j > end {
+	if _, _, ok := sc.matchMulti(j); ok && j > end {
 		return true
 	}
 	if !sep {
@@ -355,35 +461,36 @@ func tailOK(s string, end int, closer byte) bool {
 	}
 	// Upper-case caveat up to the end of the line (banner) or the closer.
 	// A banner is the first word of its line, so each line is read here at
-	// most once; a bracket's tail is bounded by maxBracket.
-	limit := len(s)
-	if closer != 0 {
-		limit = min(len(s), j+maxBracket)
-	}
-	for k := j; k < limit; {
+	// most once; a bracket's tail is read for at most maxBracket
+	// characters, a run of blanks counting as one and a backslash as none
+	// (as folded text has them).
+	units, blank := 0, false
+	for k := j; k < len(s); {
 		c := s[k]
+		r, n := rune(c), 1
+		if c >= utf8.RuneSelf {
+			r, n = utf8.DecodeRuneInString(s[k:])
+		}
 		switch {
 		case closer != 0 && c == closer:
 			return true
-		case c >= 'a' && c <= 'z':
+		case isLineBreak(r):
+			return closer == 0
+		case c >= 'a' && c <= 'z', c >= utf8.RuneSelf && unicode.IsLower(r):
 			return false
-		case c < utf8.RuneSelf:
-			if isLineBreak(rune(c)) {
-				return closer == 0
-			}
-			k++
-		default:
-			r, n := utf8.DecodeRuneInString(s[k:])
-			if isLineBreak(r) {
-				return closer == 0
-			}
-			if unicode.IsLower(r) {
-				return false
-			}
-			k += n
 		}
+		// A backslash is not counted: "\"" and its folded '"' are one.
+		sp := isSpace(r)
+		if (!sp || !blank) && r != '\\' {
+			units++
+		}
+		blank = sp
+		if closer != 0 && units > maxBracket {
+			return false
+		}
+		k += n
 	}
-	return closer == 0 && limit == len(s)
+	return closer == 0
 }
 
 // isDecoration reports whether r may surround a marking on a banner line.

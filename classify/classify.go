@@ -8,8 +8,12 @@ import (
 	"regexp"
 	"runtime"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/bmatcuk/doublestar/v4"
+
+	"github.com/moteur/moteur/textfold"
 )
 
 // Rules are an organisation's own classification rules, on top of the
@@ -22,9 +26,19 @@ type Rules struct {
 	// confidential/ too, so that a directory marked classified cannot leak
 	// through its contents.
 	Paths []string
-	// Markings are regular expressions (RE2 syntax), used as given: they are
-	// case-sensitive unless they start with "(?i)".
+	// Markings are regular expressions (RE2 syntax). They are matched
+	// against the text as it is and against its folded form (see package
+	// textfold; line breaks read as spaces there), so "PROJET ALPHA" also
+	// finds "PROJET\nALPHA", "**PROJET** ALPHA" and "P R O J E T ALPHA".
+	// They are case-sensitive unless they start with "(?i)" or
+	// CaseInsensitive is set.
 	Markings []string
+	// CaseInsensitive matches the Markings and the built-in markings in any
+	// case: "Diffusion Restreinte" and a "Confidentiel" banner are found,
+	// at the price of prose such as "un lieu très secret" being classified
+	// too. Off, the built-in markings are upper case only (see the package
+	// documentation).
+	CaseInsensitive bool
 }
 
 // Match describes a detection.
@@ -43,6 +57,7 @@ type Classifier struct {
 	markings []userMarking
 	globs    []userGlob
 	fold     bool // case-insensitive paths (case-insensitive file systems)
+	ci       bool // Rules.CaseInsensitive
 }
 
 type userMarking struct {
@@ -59,10 +74,10 @@ type userGlob struct {
 // New compiles r. Every invalid regular expression or glob is reported,
 // each naming it and why. The built-in markings apply even with empty Rules.
 func New(r Rules) (*Classifier, error) {
-	c := &Classifier{fold: runtime.GOOS == "darwin" || runtime.GOOS == "windows"}
+	c := &Classifier{fold: runtime.GOOS == "darwin" || runtime.GOOS == "windows", ci: r.CaseInsensitive}
 	var errs []error
 	for _, expr := range r.Markings {
-		m, err := compileMarking(expr)
+		m, err := compileMarking(expr, r.CaseInsensitive)
 		if err != nil {
 			errs = append(errs, err)
 			continue
@@ -83,11 +98,15 @@ func New(r Rules) (*Classifier, error) {
 	return c, nil
 }
 
-func compileMarking(expr string) (userMarking, error) {
+func compileMarking(expr string, ci bool) (userMarking, error) {
 	if strings.TrimSpace(expr) == "" {
 		return userMarking{}, fmt.Errorf("classify: marking %q: empty expression", expr)
 	}
-	re, err := regexp.Compile(expr)
+	src := expr
+	if ci {
+		src = "(?i)" + expr
+	}
+	re, err := regexp.Compile(src)
 	if err != nil {
 		return userMarking{}, fmt.Errorf("classify: marking %q: invalid regular expression: %w", expr, err)
 	}
@@ -119,30 +138,208 @@ func compileGlob(g string, fold bool) (userGlob, error) {
 	return userGlob{pattern: p, abs: abs, rule: "path:" + g}, nil
 }
 
-// Text reports the first marking found in s: the one that starts first,
-// built-in markings before the organisation's at the same position. Its cost
-// is linear in len(s).
+// Text reports the first marking found in s, the built-in markings before
+// the organisation's at the same position: the first in s as it is, or,
+// when s holds none as it is, the first in s folded (package textfold), so
+// that an encoded, disguised or line-numbered marking is found like a
+// plain one. Marking is the part of s it was found in ("S E C R E T",
+// "DIFFUSION&nbsp;RESTREINTE"). Its cost is linear in len(s); text that
+// folding would change in nothing a marking is made of (most text, code
+// included) is read as it is, without folding.
 func (c *Classifier) Text(s string) (Match, bool) {
-	start, end, rule, found := scanBuiltin(s)
-	if c == nil {
-		if found {
-			return Match{Marking: s[start:end], Rule: rule}, true
+	ci := c != nil && c.ci
+	t := text{s: s}
+	start, end, rule, found := scanBuiltin(s, ci)
+	if c != nil {
+		for _, m := range c.markings {
+			// Only a match starting before the best one so far can win; a
+			// leftmost match must then start in s[:start], but may end
+			// after it, so search all of s and compare.
+			if loc := m.re.FindStringIndex(s); loc != nil && (!found || loc[0] < start) {
+				start, end, rule, found = loc[0], loc[1], m.rule, true
+			}
 		}
-		return Match{}, false
 	}
-	for _, m := range c.markings {
-		// Only a match starting before the best one so far can win; a
-		// leftmost match must then start in s[:start], but may end after it,
-		// so search all of s and compare.
-		loc := m.re.FindStringIndex(s)
-		if loc != nil && (!found || loc[0] < start) {
-			start, end, rule, found = loc[0], loc[1], m.rule, true
+	if !found {
+		start, end, rule, found = t.builtinFolded(ci)
+	}
+	if !found && c != nil {
+		for _, m := range c.markings {
+			if loc := t.flatIndex(m.re); loc != nil && (!found || loc[0] < start) {
+				start, end, rule, found = loc[0], loc[1], m.rule, true
+			}
 		}
 	}
 	if !found {
 		return Match{}, false
 	}
 	return Match{Marking: s[start:end], Rule: rule}, true
+}
+
+// text is one text being classified, with its folded forms made on demand.
+type text struct {
+	s      string
+	plain  bool             // textfold.Plain(s), set by flatIndex
+	folded *string          // textfold.Fold(s)
+	flat   *string          // what user markings read: see flatIndex
+	mapped *textfold.Folded // folded with the map back to s
+}
+
+func (t *text) fold() string {
+	if t.folded == nil {
+		f := textfold.Fold(t.s)
+		t.folded = &f
+	}
+	return *t.folded
+}
+
+// origin maps folded[i:j] back to s.
+func (t *text) origin(i, j int) (int, int) {
+	if t.mapped == nil {
+		m := textfold.Map(t.s)
+		t.mapped = &m
+	}
+	return t.mapped.Origin(i, j)
+}
+
+// builtinFolded finds the leftmost built-in marking of s folded, mapped back to
+// s; none when folding would change nothing the scanner can see (it reads
+// any run of white space as one separator): case-sensitive, only what
+// folding does beside capitals, digits and TLP's letters can matter
+// (textfold.Inert), so code's escapes and "*p" need no fold; in any case,
+// everything can (textfold.Plain).
+func (t *text) builtinFolded(ci bool) (from, to int, rule string, ok bool) {
+	if ci && textfold.Plain(t.s) || !ci && textfold.Inert(t.s) {
+		return 0, 0, "", false
+	}
+	from, to, rule, ok = scanBuiltin(t.fold(), ci)
+	if !ok {
+		return 0, 0, "", false
+	}
+	from, to = t.origin(from, to)
+	return from, to, rule, true
+}
+
+// flatIndex matches re on the folded text with line breaks read as
+// spaces, and returns the match's span in s; nil when that text is s (the
+// caller matched s already) or re does not match. Plain text only differs
+// from its folded form in its white space: there every run of it is read
+// as one space, without folding.
+func (t *text) flatIndex(re *regexp.Regexp) []int {
+	if t.flat == nil {
+		var f string
+		if t.plain = textfold.Plain(t.s); t.plain {
+			f = collapseSpace(t.s)
+		} else {
+			f = strings.ReplaceAll(t.fold(), "\n", " ") // same length: the map still holds
+		}
+		t.flat = &f
+	}
+	if *t.flat == t.s {
+		return nil
+	}
+	loc := re.FindStringIndex(*t.flat)
+	if loc == nil {
+		return nil
+	}
+	var a, b int
+	if t.plain {
+		a, b = collapsedOrigin(t.s, loc[0], loc[1])
+	} else {
+		a, b = t.origin(loc[0], loc[1])
+	}
+	return []int{a, b}
+}
+
+// collapseSpace returns s with every run of white space as one space; s
+// itself when it has no run to change.
+func collapseSpace(s string) string {
+	var b strings.Builder
+	last := 0 // s[last:] is not written yet
+	for i := 0; i < len(s); {
+		if !spaceLead[s[i]] || spaceAt(s, i) == 0 {
+			i++
+			continue
+		}
+		j := spaceEnd(s, i)
+		if s[i] != ' ' || j-i > 1 {
+			if b.Cap() == 0 {
+				b.Grow(len(s))
+			}
+			b.WriteString(s[last:i])
+			b.WriteByte(' ')
+			last = j
+		}
+		i = j
+	}
+	if b.Cap() == 0 {
+		return s
+	}
+	b.WriteString(s[last:])
+	return b.String()
+}
+
+// spaceLead marks the bytes white space may start with.
+var spaceLead = func() (t [256]bool) {
+	for _, c := range []byte(" \t\n\v\f\r\xC2\xE1\xE2\xE3") {
+		t[c] = true
+	}
+	return t
+}()
+
+// spaceAt returns the length of the white space rune at s[i], 0 when
+// there is none: ASCII by table, and only the lead bytes of Unicode's
+// spaces (U+0085, U+00A0, U+1680, U+2000–U+205F, U+3000) decoded.
+func spaceAt(s string, i int) int {
+	c := s[i]
+	switch {
+	case c < utf8.RuneSelf:
+		if c == ' ' || c >= '\t' && c <= '\r' {
+			return 1
+		}
+		return 0
+	case c == 0xC2 || c == 0xE1 || c == 0xE2 || c == 0xE3:
+		if r, n := utf8.DecodeRuneInString(s[i:]); unicode.IsSpace(r) {
+			return n
+		}
+	}
+	return 0
+}
+
+// spaceEnd returns the end of the run of white space at s[i:].
+func spaceEnd(s string, i int) int {
+	for i < len(s) {
+		n := spaceAt(s, i)
+		if n == 0 {
+			break
+		}
+		i += n
+	}
+	return i
+}
+
+// collapsedOrigin maps collapseSpace(s)[i:j] back to s.
+func collapsedOrigin(s string, i, j int) (int, int) {
+	from, to := -1, len(s)
+	k := 0 // the offset in the collapsed text of s[p:]
+	for p := 0; ; {
+		if k >= i && from < 0 {
+			from = p
+		}
+		if k >= j || p >= len(s) {
+			to = p
+			break
+		}
+		if spaceAt(s, p) > 0 {
+			p, k = spaceEnd(s, p), k+1
+		} else {
+			p, k = p+1, k+1
+		}
+	}
+	if from < 0 {
+		from = to
+	}
+	return from, max(from, to)
 }
 
 // Path reports whether p (absolute, or relative to root) is classified by a

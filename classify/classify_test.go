@@ -144,6 +144,24 @@ func TestBuiltinMarkings(t *testing.T) {
 		{"tlp:amber+strict", "tlp:amber+strict", "builtin:tlp-amber"},
 		{"Rapport (TLP:AMBER) du CERT", "TLP:AMBER", "builtin:tlp-amber"},
 		{"tags: [tlp:amber, misp]", "tlp:amber", "builtin:tlp-amber"},
+		{"TLP RED", "TLP RED", "builtin:tlp-red"},
+		{"TLP-RED", "TLP-RED", "builtin:tlp-red"},
+		{"tlp-amber+strict", "tlp-amber+strict", "builtin:tlp-amber"},
+		{"TLP:\nRED", "TLP:\nRED", "builtin:tlp-red"},
+		// Blank lines, long runs and stamps in code spans no longer hide a
+		// marking (see the package documentation).
+		{"DIFFUSION\n\nRESTREINTE", "DIFFUSION\n\nRESTREINTE", "builtin:fr-dr"},
+		{"DIFFUSION\f\nRESTREINTE", "DIFFUSION\f\nRESTREINTE", "builtin:fr-dr"},
+		{"DIFFUSION" + strings.Repeat(" ", 100) + "RESTREINTE", "DIFFUSION" + strings.Repeat(" ", 100) + "RESTREINTE", "builtin:fr-dr"},
+		{"`SECRET`", "SECRET", "builtin:fr-secret"},
+		// NATO in French.
+		{"SECRET OTAN", "SECRET OTAN", "builtin:nato-secret"},
+		{"NATO/OTAN SECRET", "NATO/OTAN SECRET", "builtin:nato-secret"},
+		{"NATO / OTAN CONFIDENTIEL", "NATO / OTAN CONFIDENTIEL", "builtin:nato-confidential"},
+		{"OTAN SECRET", "OTAN SECRET", "builtin:nato-secret"},
+		{"CONFIDENTIEL OTAN", "CONFIDENTIEL OTAN", "builtin:nato-confidential"},
+		{"OTAN/NATO RESTRICTED", "OTAN/NATO RESTRICTED", "builtin:nato-restricted"},
+		{"COSMIC TRÈS SECRET", "COSMIC TRÈS SECRET", "builtin:nato-cosmic-top-secret"},
 	} {
 		m, ok := c.Text(tc.text)
 		if !ok || m.Marking != tc.marking || m.Rule != tc.rule {
@@ -156,14 +174,14 @@ func TestNearMisses(t *testing.T) {
 	c := mustNew(t, Rules{})
 	for _, s := range []string{
 		"",
-		"diffusion restreinte", "Diffusion Restreinte", "DIFFUSION\n\nRESTREINTE", "DIFFUSION\f\nRESTREINTE", "DIFFUSION  RESTREINTES", "XDIFFUSION RESTREINTE",
-		"DIFFUSION - - RESTREINTE", "DIFFUSION " + strings.Repeat(" ", maxSep) + "RESTREINTE",
+		"diffusion restreinte", "Diffusion Restreinte", "DIFFUSION  RESTREINTES", "XDIFFUSION RESTREINTE",
+		"DIFFUSION - - RESTREINTE",
 		"spécial france", "Spécial France", "SPÉCIAL FRANCES",
 		"confidentiel défense", "Confidentiel Défense",
 		"le secret professionnel", "Top secret recipe", "top secret", "Secret défense", "secret",
 		"le SECRET professionnel", "SECRET PROFESSIONNEL", "LE SECRET PROFESSIONNEL",
 		"SECRET_KEY=abc123", "export SECRET_KEY=abc", "client_secret=xyz", "MY_SECRET", "AWS_SECRET_ACCESS_KEY",
-		"SECRET=1", "SECRET=", "SECRET: value", "SECRET:", `"SECRET"`, "`SECRET`", "$SECRET", "os.Getenv(\"SECRET\")",
+		"SECRET=1", "SECRET=", "SECRET: value", "SECRET:", `"SECRET"`, "$SECRET", "os.Getenv(\"SECRET\")",
 		"env[SECRET]", "f(SECRET)", "SECRETS", "SECRETARIAT", "SECRET2", "2SECRET", "SECRETÉ",
 		"SECRET – Page 1 sur 10", "SECRET | page 3",
 		"Le niveau SECRET est requis", "au niveau SECRET", "(SECRET de Polichinelle)", "[SECRET", "(SECRET – Ceci)",
@@ -171,7 +189,7 @@ func TestNearMisses(t *testing.T) {
 		"DRH", "DREAL", "la DRH", "Dr Martin", "le Dr. Martin", "DR. MARTIN", "la DR Nord", "La DR a validé",
 		"DR – Direction régionale", "DR - Direction régionale Nord", "au niveau DR", "niveau DR",
 		"(DR Nord)", "[DRH]", "ADR", "DR_HOST", "DR2", "DR:",
-		"TLP:GREEN", "TLP:CLEAR", "TLP:WHITE", "TLP:REDACTED", "TLP:AMBERLIGHT", "XTLP:RED", "TLP RED", "TLP:\nRED",
+		"TLP:GREEN", "TLP:CLEAR", "TLP:WHITE", "TLP:REDACTED", "TLP:AMBERLIGHT", "XTLP:RED", "tlp red", "TLP::RED",
 		"NATO UNCLASSIFIED", "NATO", "EU", "UE", "NATO SECRETARY GENERAL", "EU SECRETARIAT", "RESTREINT UEFA",
 		"COSMIC", "TOP", "EU TOP", "TRÈS", "TRÈS SECRÈTEMENT",
 		"Le Président de la République a reçu le Dr Martin, DRH de la SNCF.",

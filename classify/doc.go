@@ -10,13 +10,36 @@
 //
 // A Classifier is immutable once built and safe for concurrent use.
 //
+// # Folding
+//
+// Text is matched in the form a reader perceives (package textfold): HTML
+// and backslash escapes decoded, invisible characters removed, NFKC
+// (fullwidth and mathematical letters), Cyrillic, Greek and other
+// look-alike letters read as Latin, Markdown emphasis removed, the line
+// numbers of read_file, cat -n and grep -n removed, capitals spaced out
+// joined, white space folded. So "SEC\u200bRET", "ＳＥＣＲＥＴ", "SЕCRЕT" (a
+// Cyrillic Е), "S E C R E T", "**DIFFUSION** **RESTREINTE**",
+// "DIFFUSION&nbsp;RESTREINTE" and "     1\tDR" (a numbered line) are read as
+// SECRET, DIFFUSION RESTREINTE and DR, in a prompt, a file, a command's
+// output or a passage alike. Text is read as it is first; only when it holds
+// no marking as it is, and folding could change something a marking is made
+// of (a capital, a digit, a letter of TLP, RED or AMBER, a character outside
+// ASCII: textfold.Inert), is it read folded. Prose and code (whose escapes
+// and "*p" sit beside lower-case words) are read once, the rules below
+// treating any run of white space as folding would. The organisation's
+// markings are matched on the text as it is, then on its folded form with
+// line breaks read as spaces.
+//
 // # Built-in markings
 //
 // Documents print protection markings in upper case, so the built-in
-// markings are upper-case only (TLP labels excepted: they are tags, written
-// "TLP:RED" as well as "tlp:red"). Upper case is what separates a marking
-// from prose: "le secret professionnel" or "Top secret recipe" are not
-// markings, "SECRET" is.
+// markings are upper-case only (TLP labels with a ":" or "-" excepted: they
+// are tags, written "TLP:RED" as well as "tlp:red"). Upper case is what
+// separates a marking from prose: "le secret professionnel" or "Top secret
+// recipe" are not markings, "SECRET" is. Rules.CaseInsensitive lifts this
+// for organisations whose stamps are in mixed case ("Diffusion
+// Restreinte"), accepting that prose such as "un lieu très secret" is then
+// classified too.
 //
 // Letters: an E in a marking may carry any accent (É, È, Ê, Ë) or none, and
 // may be followed by combining accents (text extracted from PDFs is often
@@ -29,20 +52,23 @@
 // Multi-word markings (DIFFUSION RESTREINTE, SPÉCIAL FRANCE, CONFIDENTIEL
 // DÉFENSE, SECRET DÉFENSE, TRÈS SECRET DÉFENSE, TRÈS SECRET, the EU and NATO
 // markings) match anywhere in upper case. Between their words, any run of
-// spaces, tabs and Unicode spaces (non-breaking U+00A0, narrow U+202F, …)
-// is accepted, with at most one hyphen ("SECRET-DÉFENSE") and at most one
-// line break: stamps are often stacked ("CONFIDENTIEL" over "DÉFENSE") and
-// text is hard-wrapped, and a blank line still separates. Missing such a
-// marking costs more than the rare all-caps false alarm this admits.
+// white space is accepted (spaces, tabs, Unicode spaces, line breaks and
+// blank lines: stamps are stacked, text is hard-wrapped), with at most one
+// hyphen ("SECRET-DÉFENSE"), or nothing at all: "DIFFUSIONRESTREINTE"
+// still reads as the marking, and is what removing an invisible separator
+// leaves. Missing such a marking costs more than the rare all-caps false
+// alarm this admits.
 //
 // The bare level words SECRET, CONFIDENTIEL and DR are ordinary words too
 // ("SECRET_KEY", "la DR Nord", an all-caps heading), so they count only in a
-// marking position.
+// marking position. A "DR" alone on its line (a document's header, a
+// stamp) is one.
 //
 // # Marking position
 //
 // A bare level word (SECRET, CONFIDENTIEL, DR) is in a marking position when
-// it is in upper case, is a whole word, and is one of:
+// it is in upper case (any case with CaseInsensitive), is a whole word, and
+// is one of:
 //
 //  1. Banner: on its line, nothing but decorations precede it, and a tail
 //     follows it (see below). "SECRET", "** SECRET **", "| DR |", "# SECRET",
@@ -73,19 +99,26 @@
 //
 // EU markings: RESTREINT UE / EU RESTRICTED, CONFIDENTIEL UE / EU
 // CONFIDENTIAL, SECRET UE / EU SECRET, TRÈS SECRET UE / EU TOP SECRET.
-// NATO markings: NATO RESTRICTED, NATO CONFIDENTIAL, NATO SECRET, COSMIC TOP
-// SECRET; NATO UNCLASSIFIED is not a classification and does not match.
+// NATO markings: NATO, OTAN, NATO/OTAN or OTAN/NATO followed by RESTRICTED,
+// CONFIDENTIAL, CONFIDENTIEL or SECRET; SECRET OTAN and CONFIDENTIEL OTAN;
+// COSMIC TOP SECRET and COSMIC TRÈS SECRET. NATO UNCLASSIFIED is not a
+// classification and does not match.
 //
-// TLP: "TLP:RED", "TLP:AMBER" and "TLP:AMBER+STRICT", in any case, with
-// optional spaces around the colon. TLP:GREEN and TLP:CLEAR (or WHITE) allow
-// sharing and do not match.
+// TLP: "TLP", a separator, then RED, AMBER or AMBER+STRICT. With a ":" or a
+// hyphen in the separator ("TLP:RED", "TLP : RED", "TLP-RED", "TLP:\nRED",
+// "tlp:amber") any case matches; with white space only or nothing ("TLP
+// RED", "TLPRED"), upper case only, so that "the tlp red team" in prose is
+// left alone. TLP:GREEN and TLP:CLEAR (or WHITE) allow sharing and do not
+// match.
 //
 // # Cost
 //
-// Text makes one pass over the text, looking closer only at word starts whose
-// first two bytes could begin a marking (an upper-case C, D, E, N, R, S or
-// T followed by an upper-case ASCII letter or the first byte of É, È, Ê, Ë,
-// or "tl" in any case). Every closer
-// look is bounded or scans text no other look scans again, so the whole
-// stays linear.
+// Text makes one pass over the text, looking closer only at word starts
+// whose first two bytes could begin a marking (an upper-case C, D, E, N, O,
+// R, S or T followed by an upper-case ASCII letter or the first byte of É,
+// È, Ê, Ë, or "tl" in any case; any case with CaseInsensitive), then, when
+// it found nothing, one quick pass to tell whether folding could matter,
+// and only then folds and reads the folded text. Every closer look is
+// bounded or scans text no other look scans again, so the whole stays
+// linear.
 package classify

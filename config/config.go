@@ -35,6 +35,9 @@
 //     never widens it). The allow rules a project adds are kept (a deny
 //     still wins) and listed in Config.Notices, so that the user sees what
 //     a cloned repository grants.
+//   - classify case_insensitive — any file may turn it on, and then no file
+//     turns it off (a project's false is ignored and reported in Notices):
+//     matching in any case only ever finds more.
 //   - embedding, rerank — a project's section replaces the user's whole
 //     section, so that a base_url and the api_key_env meant for it are
 //     never split across files.
@@ -65,6 +68,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/moteur/moteur/classify"
 	"github.com/moteur/moteur/hostmatch"
 	"github.com/moteur/moteur/kb/retrieval"
 	"github.com/moteur/moteur/orgpolicy"
@@ -134,6 +138,9 @@ type Config struct {
 	ClassifyMarkings []string
 	Embedding        Endpoint
 	Rerank           Endpoint
+	// ClassifyCaseInsensitive: markings match in any case. Any file may
+	// set it; once set, a later file cannot unset it.
+	ClassifyCaseInsensitive bool
 	// Retrieval is the knowledge-base search settings, the files' fields
 	// over the defaults (validated).
 	Retrieval retrieval.Settings
@@ -154,6 +161,12 @@ type Config struct {
 	keyConsent    map[string]struct{} // consentKey of the user's declarations
 	embeddingFrom string              // the project file of Embedding, if from one
 	rerankFrom    string              // the project file of Rerank, if from one
+}
+
+// ClassifyRules are the classification rules of the configuration, as
+// package classify compiles them.
+func (c *Config) ClassifyRules() classify.Rules {
+	return classify.Rules{Paths: c.ClassifyPaths, Markings: c.ClassifyMarkings, CaseInsensitive: c.ClassifyCaseInsensitive}
 }
 
 // defaultPolicyPath is orgpolicy.DefaultPath; tests point it elsewhere so
@@ -347,6 +360,14 @@ func (c *Config) merge(layers []layer, getenv func(string) string) error {
 		c.Permissions.Deny = append(c.Permissions.Deny, f.Permissions.Deny...)
 		c.ClassifyPaths = append(c.ClassifyPaths, f.Classify.Paths...)
 		c.ClassifyMarkings = append(c.ClassifyMarkings, f.Classify.Markings...)
+		// Matching in any case finds more: a file may turn it on, never off.
+		if ci := f.Classify.CaseInsensitive; ci != nil {
+			if *ci {
+				c.ClassifyCaseInsensitive = true
+			} else if c.ClassifyCaseInsensitive && l.project {
+				c.notef("project config %s: classify.case_insensitive false would loosen your classification; keeping true", l.path)
+			}
+		}
 		from := ""
 		if l.project {
 			from = l.path

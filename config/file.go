@@ -35,6 +35,9 @@ type File struct {
 	Classify struct {
 		Paths    []string `yaml:"paths"`
 		Markings []string `yaml:"markings"`
+		// CaseInsensitive: markings, built-in and listed, match in any
+		// case. nil when the file does not say.
+		CaseInsensitive *bool `yaml:"case_insensitive"`
 	} `yaml:"classify"`
 
 	Embedding FileEndpoint `yaml:"embedding"`

@@ -95,6 +95,12 @@ func (t *turn) act(ctx context.Context, calls []llm.ToolCall, grants []grant) []
 		}
 	}
 	for i, c := range calls {
+		if t.auditErr != nil {
+			// A result could not be recorded: nothing more runs that the
+			// audit log could not record either.
+			results[i] = tools.Result{IsError: true, Content: "Not run: the audit log failed."}
+			continue
+		}
 		if !grants[i].allowed {
 			results[i] = grants[i].result
 			results[i].Content = t.emitResult(c, results[i], 0)
@@ -152,8 +158,24 @@ func (t *turn) emitResult(c llm.ToolCall, r tools.Result, dur time.Duration) str
 }
 
 // risk is a call's risk class: the tool's own, or what it says of these
-// arguments; an unknown tool runs nothing, so it reads.
+// arguments; an unknown tool runs nothing, so it reads. It is assessed
+// once per call, before the call runs: what the call does can change the
+// answer (a shell `> f` overwrites an existing file only once f exists),
+// and its result must record the class it was authorised as.
 func (t *turn) risk(c llm.ToolCall) tools.Risk {
+	key := c.ID + "\x00" + c.Name + "\x00" + c.Arguments
+	if r, ok := t.risks[key]; ok {
+		return r
+	}
+	r := t.assess(c)
+	if t.risks == nil {
+		t.risks = make(map[string]tools.Risk)
+	}
+	t.risks[key] = r
+	return r
+}
+
+func (t *turn) assess(c llm.ToolCall) tools.Risk {
 	tool, ok := t.e.deps.Tools.Lookup(c.Name)
 	if !ok {
 		return tools.RiskRead

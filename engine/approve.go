@@ -97,7 +97,7 @@ func (t *turn) ask(ctx context.Context, c llm.ToolCall, req policy.Request, v po
 	t.e.approvals[id] = ch
 	t.e.approvalsMu.Unlock()
 	err := t.emit(event.PermissionRequested, event.PermissionRequestedPayload{
-		ID: id, Number: n, CallID: c.ID, Tool: c.Name, Summary: summarize(c), Risk: string(req.Risk),
+		ID: id, Number: n, CallID: c.ID, Tool: c.Name, Summary: t.callSummary(c), Risk: string(req.Risk),
 		Sandboxed: t.e.deps.ShellSandboxed && isShell(c.Name),
 	})
 	if err != nil {
@@ -166,6 +166,22 @@ func refusalText(tool, by, reason string, timeout time.Duration) string {
 
 // isShell reports whether a tool runs shell commands.
 func isShell(name string) bool { return name == "shell_exec" || name == "bash" }
+
+// callSummary is the call as the tool sums it up (tools.Summarizer: a
+// shell command with its env and stdin), or else as summarize does.
+func (t *turn) callSummary(c llm.ToolCall) string {
+	if tool, ok := t.e.deps.Tools.Lookup(c.Name); ok {
+		if sm, ok := tool.(tools.Summarizer); ok {
+			if s := strings.Join(strings.Fields(sm.Summary(json.RawMessage(c.Arguments))), " "); s != "" {
+				if utf8.RuneCountInString(s) > 300 {
+					s = string([]rune(s)[:299]) + "…"
+				}
+				return c.Name + ": " + s
+			}
+		}
+	}
+	return summarize(c)
+}
 
 // summarize is a readable one-line account of a call for the user.
 func summarize(c llm.ToolCall) string {

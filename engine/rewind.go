@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/moteur/moteur/checkpoint"
 	"github.com/moteur/moteur/event"
@@ -95,8 +96,9 @@ func (e *Engine) Rewind(ctx context.Context, sessionID string, toSeq uint64, mod
 		return RewindResult{}, fmt.Errorf("rewind to %d: %w", toSeq, ErrConversationUnavailable)
 	}
 	var res RewindResult
+	var plan checkpoint.Plan
 	if mode != RewindConversation {
-		plan, err := e.plan(s, toSeq)
+		plan, err = e.plan(s, toSeq)
 		if err != nil {
 			return RewindResult{}, fmt.Errorf("rewind: %w", err)
 		}
@@ -104,6 +106,10 @@ func (e *Engine) Rewind(ctx context.Context, sessionID string, toSeq uint64, mod
 	}
 	if mode == RewindCode {
 		res.Note = fmt.Sprintf(i18n.T(e.deps.Lang, i18n.RewindNote), toSeq)
+		if calls := notUndone(plan.NotUndoable); calls != "" {
+			// The model must not believe a deleted file came back.
+			res.Note += fmt.Sprintf(i18n.T(e.deps.Lang, i18n.RewindNotUndone), calls)
+		}
 		s.note = res.Note
 	} else {
 		res.Prompt = s.prompts[toSeq]
@@ -114,6 +120,20 @@ func (e *Engine) Rewind(ctx context.Context, sessionID string, toSeq uint64, mod
 		ToSeq: toSeq, Mode: string(mode), Length: at, Files: res.Files, Prompt: res.Prompt, Note: res.Note,
 	})
 	return res, err
+}
+
+// notUndone lists the calls a rewind left as they were, a destructive one
+// said so: "shell_exec at seq 12 (destructive), shell_exec at seq 15".
+func notUndone(calls []checkpoint.Call) string {
+	parts := make([]string, 0, len(calls))
+	for _, c := range calls {
+		p := fmt.Sprintf("%s at seq %d", c.Tool, c.Seq)
+		if c.Risk == string(tools.RiskDestructive) {
+			p += " (destructive)"
+		}
+		parts = append(parts, p)
+	}
+	return strings.Join(parts, ", ")
 }
 
 // blobs is the checkpoint store as the rewind needs it (nil: content

@@ -66,7 +66,7 @@ type rewindFixture struct {
 // session) and runs a shell command.
 func newRewindFixture(t *testing.T) *rewindFixture {
 	root := t.TempDir()
-	store, err := checkpoint.Open(checkpoint.Config{Dir: t.TempDir()})
+	store, err := checkpoint.Open(checkpoint.Config{Dir: t.TempDir(), Clear: true}) // sealing is tested in package checkpoint
 	if err != nil {
 		t.Fatal(err)
 	}

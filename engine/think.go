@@ -8,6 +8,7 @@ import (
 
 	"github.com/moteur/moteur/event"
 	"github.com/moteur/moteur/llm"
+	"github.com/moteur/moteur/policy"
 	"github.com/moteur/moteur/provider"
 	"github.com/moteur/moteur/routing"
 )
@@ -37,7 +38,9 @@ func (t *turn) think(ctx context.Context, req llm.Request) (llm.Response, error)
 		lastErr = err
 	}
 	if lastErr == nil {
-		lastErr = errors.New("no provider may receive this session's content: it is sensitive and no local provider is configured")
+		// A refusal like Outbound's: the session's content (a classified
+		// file, a marking a tool found) may only go to a local provider.
+		lastErr = fmt.Errorf("%w: no provider may receive this session's content: it is sensitive and no local provider is configured", policy.ErrRefused)
 	}
 	return llm.Response{}, lastErr
 }

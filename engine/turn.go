@@ -9,6 +9,7 @@ import (
 	"github.com/moteur/moteur/llm"
 	"github.com/moteur/moteur/policy"
 	"github.com/moteur/moteur/provider"
+	"github.com/moteur/moteur/tools"
 )
 
 // turn is the state of one turn of the loop (seed 000's AgentState).
@@ -38,6 +39,7 @@ type turn struct {
 	sys        int        // the system prompt's estimated tokens
 	overBudget bool       // the kept tail alone exceeds the limit: cut large results when sending
 	auditErr   error
+	risks      map[string]tools.Risk // by call (id, name, arguments): see risk
 }
 
 func newTurn(e *Engine, s *session) *turn { return &turn{e: e, s: s} }

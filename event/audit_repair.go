@@ -2,42 +2,121 @@ package event
 
 import (
 	"bytes"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"time"
 )
 
 // ErrNothingToRepair: the audit log ends with a complete record.
 var ErrNothingToRepair = errors.New("the audit log ends with a complete record: nothing to repair")
 
-// RepairAudit sets aside a torn last record — the incomplete final line a
-// power loss can leave, since each record is written with one write call —
-// so that the log can be continued: the bytes after the last complete line
-// move to a file beside it (path + ".torn-" + the time), kept as evidence,
-// and the log is cut there. Everything before must verify: a chain broken
-// anywhere else is evidence of tampering, not damage, and is refused. It
-// returns the path of the file set aside.
-func RepairAudit(path string, now time.Time) (string, error) {
+// AuditRepair is what RepairAudit did.
+type AuditRepair struct {
+	// Aside is the file the torn bytes were moved to.
+	Aside string
+	// Rebuilt is the seq of the event whose torn record was written again
+	// from the store; 0 when the record was only cut.
+	Rebuilt uint64
+}
+
+// RepairAudit repairs a torn last record — the incomplete final line a power
+// loss can leave, since each record is written with one write call — so
+// that the log can be continued. The bytes after the last complete line are
+// first copied to a file beside it (path + ".torn-" + the time), kept as
+// evidence. Everything before must verify against check (VerifyAudit):
+// a chain broken anywhere else is evidence of tampering, not damage, and is
+// refused, as is a keyed log without check.Key.
+//
+// The torn record is normally of an event the store never got (the log is
+// written first): it is cut. When instead the store holds its event (one of
+// stored, the session's stored events) and the head of its record, the
+// record was whole when the store took it: it is written again from that
+// event, in place of the torn bytes, which must begin it, and only if its
+// MAC, computed with the key, is the head the store kept — which
+// authenticates it. A log one record ahead of the store is accepted: the
+// next continuation stores that record.
+func RepairAudit(path string, check AuditCheck, stored []Event, now time.Time) (AuditRepair, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return "", fmt.Errorf("audit log %s: %w", path, err)
+		return AuditRepair{}, fmt.Errorf("audit log %s: %w", path, err)
 	}
 	end := bytes.LastIndexByte(data, '\n') + 1
 	if end == len(data) {
-		return "", fmt.Errorf("audit log %s: %w", path, ErrNothingToRepair)
+		return AuditRepair{}, fmt.Errorf("audit log %s: %w", path, ErrNothingToRepair)
 	}
-	if _, err := VerifyAudit(bytes.NewReader(data[:end])); err != nil {
-		return "", fmt.Errorf("audit log %s: the records before the torn one do not verify, so it is not repaired: %w", path, err)
+	torn := data[end:]
+	rep, err := VerifyAudit(bytes.NewReader(data[:end]), check)
+	var rebuilt []byte
+	var seq uint64
+	if errors.Is(err, ErrAuditShort) {
+		if rebuilt, seq = rebuildRecord(check, rep, stored); rebuilt != nil && bytes.HasPrefix(rebuilt, torn) {
+			err = nil
+		} else {
+			err = fmt.Errorf("%w; the store's event does not rebuild the torn record", err)
+		}
+	}
+	if err != nil && !errors.Is(err, ErrAuditAhead) {
+		return AuditRepair{}, fmt.Errorf("audit log %s: the records before the torn one do not verify, so it is not repaired: %w", path, err)
+	}
+	if rep.Records > rep.Unkeyed && !rep.Authenticated {
+		return AuditRepair{}, fmt.Errorf("audit log %s: the records before the torn one cannot be authenticated without the at-rest key, so it is not repaired", path)
 	}
 	aside := fmt.Sprintf("%s.torn-%d", path, now.Unix())
-	if err := writeSynced(aside, data[end:]); err != nil {
-		return "", fmt.Errorf("audit log %s: set aside the torn record: %w", path, err)
+	if err := writeSynced(aside, torn); err != nil {
+		return AuditRepair{}, fmt.Errorf("audit log %s: set aside the torn record: %w", path, err)
+	}
+	if rebuilt != nil {
+		// Over the torn bytes, which begin it: a crash meanwhile leaves a
+		// torn record again, repaired the same way.
+		if err := writeAtSynced(path, rebuilt, int64(end)); err != nil {
+			return AuditRepair{}, fmt.Errorf("audit log %s: rewrite the torn record (kept in %s): %w", path, aside, err)
+		}
+		return AuditRepair{Aside: aside, Rebuilt: seq}, nil
 	}
 	if err := truncateSynced(path, int64(end)); err != nil {
-		return "", fmt.Errorf("audit log %s: cut the torn record (kept in %s): %w", path, aside, err)
+		return AuditRepair{}, fmt.Errorf("audit log %s: cut the torn record (kept in %s): %w", path, aside, err)
 	}
-	return aside, nil
+	return AuditRepair{Aside: aside}, nil
+}
+
+// rebuildRecord writes again the record that follows rep from the store's
+// event, when the store holds it with a head, exactly one record is
+// missing, and the rebuilt record's MAC is that head. It returns nil
+// otherwise.
+func rebuildRecord(check AuditCheck, rep AuditReport, stored []Event) ([]byte, uint64) {
+	st := check.Store
+	seq := rep.Next + 1
+	if st == nil || len(check.Key) != AuditKeySize || uint64(len(st.Heads)) != seq || st.Heads[seq-1] == nil {
+		return nil, 0
+	}
+	i := slices.IndexFunc(stored, func(e Event) bool { return e.Seq == seq })
+	if i < 0 {
+		return nil, 0
+	}
+	eb, err := json.Marshal(MaskEvent(stored[i]))
+	if err != nil {
+		return nil, 0
+	}
+	prev := rep.Head
+	if rep.Records == 0 {
+		prev = st.startPrev()
+	}
+	line := appendAuditCanonical(nil, rep.Next, prev, eb)
+	m := hmac.New(sha256.New, check.Key)
+	m.Write(line)
+	mac := m.Sum(nil)
+	if !hmac.Equal(mac, st.Heads[seq-1]) {
+		return nil, 0
+	}
+	line = append(line[:len(line)-1], `,"mac":"`...)
+	line = hex.AppendEncode(line, mac)
+	return append(line, "\"}\n"...), seq
 }
 
 func writeSynced(path string, b []byte) error {
@@ -62,6 +141,26 @@ func truncateSynced(path string, size int64) error {
 		return err
 	}
 	if err := f.Truncate(size); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+func writeAtSynced(path string, b []byte, off int64) error {
+	f, err := os.OpenFile(path, os.O_WRONLY, 0)
+	if err != nil {
+		return err
+	}
+	if _, err := f.WriteAt(b, off); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Truncate(off + int64(len(b))); err != nil {
 		f.Close()
 		return err
 	}

@@ -4,6 +4,16 @@
 // Every event of a session carries a sequence number: persisted events are
 // numbered 1, 2, 3… without gaps, so a gap in a stored log means loss.
 // Ephemeral events (streaming deltas) are never persisted and carry seq 0.
+//
+// The audit sink (AuditSink) writes each session's audit log, record N
+// holding the event of seq N+1, in a chain keyed with the at-rest key. A
+// Write returns once the record is with the operating system (and on disk
+// when it must be: see Write); it fails, and every later one with it, when
+// the file is no longer the one at its path. A log is continued only once
+// the whole of it verifies against the heads the session store recorded
+// (VerifyAudit), so that a log deleted, cut short, rolled back, replaced or
+// rewritten without the key is found. The format, byte for byte, is at the
+// top of audit.go.
 package event
 
 import (

@@ -5,9 +5,11 @@ import (
 	"encoding/json"
 	"reflect"
 	"slices"
+	"strings"
 
 	"github.com/moteur/moteur/cite"
 	"github.com/moteur/moteur/llm"
+	"github.com/moteur/moteur/redact"
 )
 
 // MaskEvent returns e with every string a secret could hide in masked
@@ -35,10 +37,13 @@ import (
 // Text that is JSON (ToolCall.Arguments, and the json.RawMessage payload of
 // a type this version does not know) stays valid JSON: it is masked as text
 // when that keeps it valid (markers hold no quote nor backslash, so a match
-// inside a string literal does), and otherwise string by string, the values
-// of object members named like secrets (api_key…) going whole; the
-// structural form is re-encoded (members sorted). Invalid JSON is masked as
-// text. Any other payload type (a pointer, a struct from elsewhere) has every
+// inside a string literal does; \u escapes are decoded by the rules, so
+// "sk-proj-\u0041…" goes, escapes and all), and otherwise string by string,
+// the values of object members named like secrets (api_key…) going whole.
+// JSON with escapes is also masked string by string once decoded, JSON held
+// in its strings too, so that a secret escaped twice (a JSON document in a
+// string) is found; the structural form is re-encoded (members sorted) only
+// when that finds what the text did not. Invalid JSON is masked as text. Any other payload type (a pointer, a struct from elsewhere) has every
 // exported string masked, through reflection.
 func MaskEvent(e Event) Event {
 	e.Payload, _ = maskPayload(e.Payload)
@@ -166,75 +171,106 @@ func maskRewoundFiles(files []RewoundFile) []RewoundFile {
 }
 
 // maskJSONText masks text that may be JSON, keeping valid JSON valid.
-func maskJSONText(s string) string {
-	m, kinds := MaskString(s)
-	if kinds == nil || json.Valid([]byte(m)) || !json.Valid([]byte(s)) {
-		return m
-	}
-	return string(maskJSONStructure([]byte(s), m))
-}
+func maskJSONText(s string) string { return maskJSON(s, 0) }
 
 // maskJSONBytes is maskJSONText for a json.RawMessage, copying only on
 // change.
 func maskJSONBytes(b []byte) []byte {
-	m, kinds := MaskString(string(b))
-	if kinds == nil {
+	m := maskJSON(string(b), 0)
+	if m == string(b) {
 		return b
 	}
-	if json.Valid([]byte(m)) || !json.Valid(b) {
-		return []byte(m)
-	}
-	return maskJSONStructure(b, m)
+	return []byte(m)
 }
 
-// maskJSONStructure masks valid JSON value by value, for when masking it as
-// text broke it (a match ran across a string's end). textMasked is the
-// fallback should the structure not re-encode, which cannot happen for JSON
-// that decoded.
-func maskJSONStructure(b []byte, textMasked string) []byte {
-	d := json.NewDecoder(bytes.NewReader(b))
-	d.UseNumber() // keep numbers exactly as written
+// maxJSONDepth bounds how deep JSON held in JSON strings is decoded.
+const maxJSONDepth = 4
+
+// maskJSON masks s as text; when s is JSON with escapes, it also masks its
+// strings decoded, where an escape can no longer hide a secret from the
+// rules (a string holding JSON, whose own escapes are escaped once more;
+// a secret spelled in \u escapes inside it). The structural form is
+// re-encoded only when that found something the text masking did not.
+func maskJSON(s string, depth int) string {
+	m, kinds := MaskString(s)
+	if kinds != nil && !json.Valid([]byte(m)) {
+		if !json.Valid([]byte(s)) {
+			return m // not JSON: text it is
+		}
+		// A match ran across a string's end: mask value by value.
+		if out, ok := maskJSONStructure(s, depth); ok {
+			return out
+		}
+		return m
+	}
+	if depth < maxJSONDepth && strings.IndexByte(m, '\\') >= 0 && json.Valid([]byte(m)) {
+		if out, ok := maskJSONStructure(m, depth); ok {
+			return out
+		}
+	}
+	return m
+}
+
+// maskJSONStructure masks valid JSON value by value and re-encodes it
+// (members sorted, numbers kept as written); ok is false when no value
+// changed, and the caller keeps its text.
+func maskJSONStructure(s string, depth int) (string, bool) {
+	d := json.NewDecoder(strings.NewReader(s))
+	d.UseNumber()
 	var v any
 	if err := d.Decode(&v); err != nil {
-		return []byte(textMasked)
+		return "", false
 	}
-	v = maskJSONValue(v, "")
+	v, changed := maskJSONValue(v, "", depth)
+	if !changed {
+		return "", false
+	}
 	var out bytes.Buffer
 	enc := json.NewEncoder(&out)
 	enc.SetEscapeHTML(false)
 	if err := enc.Encode(v); err != nil {
-		return []byte(textMasked)
+		return "", false
 	}
-	return bytes.TrimSuffix(out.Bytes(), []byte("\n"))
+	return strings.TrimSuffix(out.String(), "\n"), true
 }
 
-// maskJSONValue masks the strings of a decoded JSON value; member is the
-// name of the object member holding it, so that {"api_key": "…"} keeps its
-// meaning once decoded.
-func maskJSONValue(v any, member string) any {
+// maskJSONValue masks the strings of a decoded JSON value and reports
+// whether one changed; member is the name of the object member holding
+// it, so that {"api_key": "…"} keeps its meaning once decoded. A string
+// that is itself JSON is masked as JSON.
+func maskJSONValue(v any, member string, depth int) (any, bool) {
 	switch x := v.(type) {
 	case string:
-		if member != "" {
-			if kind, strong, ok := secretName(member); ok && !exemptValue(x, true, member, strong) {
-				return redactedPrefix + kind + "]"
-			}
+		if marker, ok := redact.Member(member, x); ok {
+			return marker, true
 		}
-		m, _ := MaskString(x)
-		return m
+		var m string
+		if t := strings.TrimSpace(x); t != "" && (t[0] == '{' || t[0] == '[') {
+			m = maskJSON(x, depth+1)
+		} else {
+			m, _ = MaskString(x)
+		}
+		return m, m != x
 	case []any:
+		changed := false
 		for i := range x {
-			x[i] = maskJSONValue(x[i], "")
+			var ch bool
+			x[i], ch = maskJSONValue(x[i], "", depth)
+			changed = changed || ch
 		}
-		return x
+		return x, changed
 	case map[string]any:
 		out := make(map[string]any, len(x))
+		changed := false
 		for k, val := range x {
-			mk, _ := MaskString(k)
-			out[mk] = maskJSONValue(val, k)
+			mk, kinds := MaskString(k)
+			mv, ch := maskJSONValue(val, k, depth)
+			out[mk] = mv
+			changed = changed || ch || kinds != nil
 		}
-		return out
+		return out, changed
 	}
-	return v
+	return v, false
 }
 
 // maskReflect returns a masked copy of v when one of its strings held a

@@ -47,6 +47,7 @@ const (
 	UnknownTool
 	RewindNote
 	NoPassage
+	RewindNotUndone
 )
 
 var catalogue = map[Lang]map[Key]string{
@@ -60,6 +61,7 @@ var catalogue = map[Lang]map[Key]string{
 		UnknownTool:        "unknown tool %q; available tools: %s",
 		NoPassage:          "Aucun passage pertinent n'a été trouvé dans les bases de connaissances pour cette question.",
 		RewindNote:         "[Moteur] Les fichiers du projet ont été remis dans l'état où ils étaient au point %d de la session ; ce qui a été écrit depuis a été annulé. La conversation, elle, continue.",
+		RewindNotUndone:    " Sauf les effets de ces appels, qu'aucun retour en arrière ne défait : %s.",
 	},
 	EN: {
 		EmptyFallback:      "Sorry, I could not produce an answer. Please rephrase the question or give more detail.",
@@ -71,6 +73,7 @@ var catalogue = map[Lang]map[Key]string{
 		UnknownTool:        "unknown tool %q; available tools: %s",
 		NoPassage:          "No relevant passage was found in the knowledge bases for this question.",
 		RewindNote:         "[Moteur] The project's files were put back as they were at point %d of the session; what was written since was undone. The conversation goes on.",
+		RewindNotUndone:    " Except the effects of these calls, which no rewind undoes: %s.",
 	},
 }
 

@@ -3,7 +3,7 @@ package i18n
 import "testing"
 
 func TestEveryKeyInEveryLanguage(t *testing.T) {
-	for k := EmptyFallback; k <= RewindNote; k++ {
+	for k := EmptyFallback; k <= RewindNotUndone; k++ {
 		for _, l := range []Lang{FR, EN} {
 			if T(l, k) == "" {
 				t.Errorf("key %d has no %s text", k, l)

@@ -135,6 +135,7 @@ const (
 	RuleRemembered = "remembered for the session"
 	RuleDeniedTool = "org policy: denied tool"
 	RuleConfirm    = "always confirmed"
+	RuleRefusedEnv = "refused environment variable"
 )
 
 // Permissions decides what the agent may do. The order is fixed: a deny
@@ -258,6 +259,14 @@ func (p *Permissions) Check(req Request) Verdict {
 	if r, s := firstMatch(p.deny, req.Tool, subj.list); r != nil {
 		return Verdict{Decision: Deny, Rule: r.label(), Reason: ruleReason(r, s, req.Tool, "forbids")}
 	}
+	if name := subj.refusedEnv; name != "" {
+		return Verdict{
+			Decision: Deny,
+			Rule:     RuleRefusedEnv,
+			Reason: fmt.Sprintf("The call sets the environment variable %s, which can make the command run other code or read another configuration; Moteur refuses it in every mode. "+
+				"Set only ordinary variables (such as %s), or write the setting in the command itself, where the user sees it.", quoteClip(name), safeEnvList),
+		}
+	}
 	// The floor comes after the deny rules, which keep their own label,
 	// and before anything that could allow: no rule and no remembered
 	// answer may take a change past a read_only organisation.
@@ -370,7 +379,7 @@ func (p *Permissions) allowedByRules(tool string, subj *subjects) (*Verdict, *su
 		if s.kind == subjUnreadable || s.parseErr != nil {
 			return nil, s
 		}
-		if s.noop {
+		if s.noop || s.reached {
 			continue
 		}
 		var by *rule
@@ -453,6 +462,10 @@ func (p *Permissions) byMode(req Request, uncovered *subject) Verdict {
 			v.Reason += fmt.Sprintf(" The arguments could not be read (%v), so no allow rule can cover them.", uncovered.parseErr)
 		case uncovered.parseErr != nil:
 			v.Reason += fmt.Sprintf(" The command could not be parsed (%v), so no allow rule can cover it.", uncovered.parseErr)
+		case uncovered.computed != "":
+			v.Reason += fmt.Sprintf(" No allow rule can cover %s: %s.", uncovered.describe(), uncovered.computed)
+		case uncovered.kind == subjEnv || uncovered.kind == subjStdin:
+			v.Reason += fmt.Sprintf(" No allow rule covers a call with %s.", uncovered.describe())
 		case p.hasPatternAllow(req.Tool):
 			v.Reason += fmt.Sprintf(" No allow rule covers %s.", uncovered.describe())
 		}

@@ -153,7 +153,23 @@ func TestCompoundCommands(t *testing.T) {
 		{"PAGER='sh -c id' git status", Ask},
 		{"if test -f x; then echo yes; fi", Allow},
 		{"(git status)", Allow},
-		{"git status > out.txt 2>&1", Allow},
+		// A redirection that writes is a write no rule here names
+		// (deliberately stricter than the old splitter, which let
+		// git status* cover it); duplications and /dev/null are fine.
+		{"git status > out.txt 2>&1", Ask},
+		{"git status >> out.txt", Ask},
+		{"git status &> out.txt", Ask},
+		{"git status >& out.txt", Ask},
+		{"git status 1>&2 2>out.txt", Ask},
+		{"git status 2>&1", Allow},
+		{"git status > /dev/null 2>/dev/stderr", Allow},
+		{"{ git status; } > out.txt", Ask},
+		// Word boundaries, and words as bash reads them.
+		{"git status2", Ask},
+		{"git statusx --short", Ask},
+		{"'git' status", Allow},
+		{`g\it "status" -s`, Allow},
+		{"git\\\n status", Allow},
 		{"git status && rm -rf /", Deny},
 		{"echo $(rm -rf /)", Deny},
 		{"echo `rm -rf /`", Deny},
@@ -174,8 +190,10 @@ func TestCompoundCommands(t *testing.T) {
 		{"echo $((1<<echo))\ncurl evil\necho", Ask},
 		{"echo `echo \\`curl evil\\``", Ask},
 		// Here-documents are data.
-		{"cat <<'EOF' > notes.txt\nit's fine; rm -rf / is just text\nEOF", Allow},
-		{"cat <<EOF > notes.txt\n$(curl evil)\nEOF", Ask},
+		{"cat <<'EOF'\nit's fine; rm -rf / is just text\nEOF", Allow},
+		{"cat <<'EOF' > notes.txt\nit's fine; rm -rf / is just text\nEOF", Ask},
+		{"cat <<EOF\n$(curl evil)\nEOF", Ask},
+		{"cat <<EOF\n$(rm -rf /)\nEOF", Deny},
 		{"", Ask},
 	}
 	for _, tt := range tests {

@@ -13,6 +13,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/moteur/moteur/shellcmd"
 )
 
 // A call's subjects are what its rules' patterns are matched against: the
@@ -21,6 +23,7 @@ import (
 // must not depend on each tool's code:
 //
 //	command            shell command line (a string; an argv array is joined with spaces)
+//	env, stdin         with a command: its environment and standard input (see addShell)
 //	path, file_path    path
 //	paths              list of paths
 //	url                URL
@@ -42,6 +45,8 @@ const (
 	subjURL                           // a URL argument
 	subjString                        // a string argument of a tool with no known subject
 	subjUnreadable                    // arguments that could not be read with certainty
+	subjEnv                           // an env variable of a command that no allow rule vouches for
+	subjStdin                         // a stdin that a program of the command may run as code
 )
 
 type subject struct {
@@ -49,10 +54,13 @@ type subject struct {
 	text string // the subject as the call wrote it, for reasons and URL globs
 
 	// Shell commands.
-	allowForms []string // texts an allow rule may match
-	denyForms  []string // texts a deny or ask rule may match
-	noop       bool     // shell syntax only (`fi`, `}`), needs no rule
-	parseErr   error    // the command line could not be split
+	allowForms []shellForm // word lists an allow rule may match
+	denyForms  []shellForm // word lists a deny or ask rule may match
+	denyTexts  []string    // texts a deny or ask rule may match as a plain glob
+	noop       bool        // changes nothing outside the shell, needs no rule
+	reached    bool        // reached through another command: deny and ask rules only
+	computed   string      // why no allow rule can cover the command
+	parseErr   error       // the command line could not be parsed
 
 	// Paths.
 	rel    string // slash-separated, relative to the root; "" outside it
@@ -79,9 +87,17 @@ func (s *subject) describe() string {
 		return "URL " + quoteClip(s.text)
 	case subjString:
 		return "argument " + quoteClip(s.text)
+	case subjEnv:
+		return "the environment variable " + quoteClip(s.text) + " (allow rules cover only ordinary ones: " + safeEnvList + ")"
+	case subjStdin:
+		return "a stdin that " + quoteClip(s.text) + " may run as code"
 	}
 	return "arguments that could not be read"
 }
+
+// safeEnvList names, for reasons, some of the variables allow rules cover:
+// the whole list (shellcmd.SafeEnv) is too long for a sentence.
+const safeEnvList = "GOFLAGS, CGO_ENABLED, NODE_ENV, RUST_BACKTRACE, TZ, LANG, LC_*, NO_COLOR, CI, TERM and a few more"
 
 func quoteClip(s string) string {
 	const limit = 120
@@ -101,9 +117,12 @@ func utf8Start(b byte) bool { return b&0xC0 != 0x80 }
 type subjects struct {
 	list []subject
 	// keys identify the call's subjects for Remember: the exact command
-	// line, the normalised paths, the URLs as written; for a tool with no
-	// known subject, every argument.
+	// line with its env and stdin, the normalised paths, the URLs as
+	// written; for a tool with no known subject, every argument.
 	keys []string
+	// refusedEnv is an env variable of a command that can make it run
+	// other code (shellcmd.EnvRefused): the call is denied.
+	refusedEnv string
 }
 
 // readSubjects extracts the subjects of a call. Arguments that cannot be
@@ -130,7 +149,23 @@ func (p *Permissions) fillSubjects(out *subjects, args json.RawMessage) error {
 	var seen []string
 	recognised := false
 	var generic []field
-	for _, f := range fields {
+	var command *string
+	var envField, stdinField *field
+	for i, f := range fields {
+		// env and stdin are read only for a command, once it is known
+		// whether the call has one; elsewhere they are ordinary
+		// arguments.
+		if strings.EqualFold(f.key, "env") || strings.EqualFold(f.key, "stdin") {
+			slot := &envField
+			if strings.EqualFold(f.key, "stdin") {
+				slot = &stdinField
+			}
+			if *slot != nil {
+				return fmt.Errorf("argument %q appears twice", f.key)
+			}
+			*slot = &fields[i]
+			continue
+		}
 		name := knownArg(f.key)
 		if name == "items" {
 			urls, ok, err := itemURLs(f.raw)
@@ -171,7 +206,7 @@ func (p *Permissions) fillSubjects(out *subjects, args json.RawMessage) error {
 			if err != nil {
 				return fmt.Errorf("argument %q: %w", f.key, err)
 			}
-			out.addShell(cmd)
+			command = &cmd
 		case "path", "file_path", "url":
 			var s string
 			if err := json.Unmarshal(f.raw, &s); err != nil {
@@ -193,6 +228,19 @@ func (p *Permissions) fillSubjects(out *subjects, args json.RawMessage) error {
 				} else {
 					out.add(p.pathSubject(s))
 				}
+			}
+		}
+	}
+	if command != nil {
+		env, stdin, err := commandInputs(envField, stdinField)
+		if err != nil {
+			return err
+		}
+		out.addShell(*command, env, stdin)
+	} else {
+		for _, f := range []*field{envField, stdinField} {
+			if f != nil {
+				generic = append(generic, *f)
 			}
 		}
 	}
@@ -231,25 +279,226 @@ func (out *subjects) addURL(raw string) {
 	out.keys = append(out.keys, "url\x00"+raw)
 }
 
-// addShell adds one subject per simple command. A line that cannot be
-// split becomes one subject that no allow rule covers; deny and ask rules
-// see the whole line and every command recognised before the error.
-func (out *subjects) addShell(cmd string) {
-	out.keys = append(out.keys, "command\x00"+cmd)
-	parts, err := SplitShell(cmd)
+// commandInputs reads a command's env (an object of strings) and stdin (a
+// string); null is the same as absent.
+func commandInputs(envField, stdinField *field) (env map[string]string, stdin string, err error) {
+	if envField != nil && !isNull(envField.raw) {
+		if err := json.Unmarshal(envField.raw, &env); err != nil {
+			return nil, "", fmt.Errorf("argument %q is not an object of strings: %w", envField.key, err)
+		}
+		if dup := duplicateKey(envField.raw); dup != "" {
+			return nil, "", fmt.Errorf("argument %q sets %q twice", envField.key, dup)
+		}
+	}
+	if stdinField != nil && !isNull(stdinField.raw) {
+		if err := json.Unmarshal(stdinField.raw, &stdin); err != nil {
+			return nil, "", fmt.Errorf("argument %q is not a string: %w", stdinField.key, err)
+		}
+	}
+	return env, stdin, nil
+}
+
+// duplicateKey returns a member name an object holds twice: the tool's
+// decoder keeps the last, and the policy must judge what runs.
+func duplicateKey(raw json.RawMessage) string {
+	fields, err := decodeObject(raw)
 	if err != nil {
-		s := subject{kind: subjShell, text: cmd, parseErr: err}
-		_, s.denyForms, _ = shellForms(cmd)
-		for _, part := range parts {
-			_, deny, _ := shellForms(part)
-			s.denyForms = append(s.denyForms, deny...)
+		return ""
+	}
+	seen := map[string]bool{}
+	for _, f := range fields {
+		if seen[f.key] {
+			return f.key
+		}
+		seen[f.key] = true
+	}
+	return ""
+}
+
+// addShell adds the subjects of a command line: one per simple command
+// it would run (shellcmd.Parse), then what its env and stdin add.
+//
+// A command written in the line — substitutions, bodies and pipelines
+// included — needs an allow rule, unless it changes nothing outside the
+// shell (shellcmd.Command.Noop); no allow rule covers one whose program or
+// code is computed at run time. A command reached through another one (a
+// wrapper's, a `bash -c` script's) is for deny and ask rules only: the
+// command that reaches it is the one an allow rule must cover. A line that
+// cannot be parsed becomes one subject that no allow rule covers; deny and
+// ask rules see the whole line and every command made out of it.
+//
+// env: a variable of class shellcmd.EnvRefused (BASH_ENV, PATH, LD_*,
+// GIT_CONFIG_*, PAGER, …) denies the call (subjects.refusedEnv); any other
+// that is not shellcmd.EnvSafe is a subject no allow rule covers.
+//
+// stdin: a non-empty stdin is a subject no allow rule covers when a program
+// of the line may run its input as code (shellcmd.Command.ExecutesInput:
+// shells, interpreters, xargs, a `-` or /dev/stdin argument); every other
+// program reads it as data. When a shell reads it as its script, that
+// script is parsed too, for deny and ask rules.
+func (out *subjects) addShell(cmd string, env map[string]string, stdin string) {
+	out.keys = append(out.keys, "command\x00"+cmd)
+	line, err := shellcmd.Parse(cmd)
+	if err != nil {
+		s := subject{kind: subjShell, text: cmd, parseErr: err, denyTexts: []string{cmd}}
+		for _, c := range line.Commands {
+			s.addDenyForms(c)
 		}
 		out.list = append(out.list, s)
+	} else {
+		for _, c := range line.Commands {
+			out.list = append(out.list, shellSubject(c))
+		}
+	}
+	names := make([]string, 0, len(env))
+	for k := range env {
+		names = append(names, k)
+	}
+	slices.Sort(names)
+	for _, k := range names {
+		out.keys = append(out.keys, "env\x00"+k+"="+env[k])
+		switch shellcmd.EnvOf(k, env[k]) {
+		case shellcmd.EnvRefused:
+			if out.refusedEnv == "" {
+				out.refusedEnv = k
+			}
+		case shellcmd.EnvSafe:
+		default:
+			out.list = append(out.list, subject{kind: subjEnv, text: k})
+		}
+	}
+	if stdin == "" {
 		return
 	}
-	for _, part := range parts {
-		allow, deny, noop := shellForms(part)
-		out.list = append(out.list, subject{kind: subjShell, text: part, allowForms: allow, denyForms: deny, noop: noop})
+	out.keys = append(out.keys, "stdin\x00"+stdin)
+	script := false
+	for _, c := range line.Commands {
+		if c.ExecutesInput() {
+			out.list = append(out.list, subject{kind: subjStdin, text: commandText(c)})
+			script = script || c.ScriptFromStdin
+			break
+		}
+	}
+	for _, c := range line.Commands {
+		script = script || c.ScriptFromStdin
+	}
+	if !script {
+		return
+	}
+	in, err := shellcmd.Parse(stdin)
+	s := subject{kind: subjShell, text: stdin, reached: true, denyTexts: []string{stdin}}
+	if err != nil {
+		s.parseErr = err
+	}
+	for _, c := range in.Commands {
+		s.addDenyForms(c)
+	}
+	out.list = append(out.list, s)
+}
+
+// shellForm is one reading of a simple command, as words.
+type shellForm struct {
+	words []string
+	wild  []bool // deny forms: words only known at run time
+	// redirs: the words end with the command's writing redirections, so
+	// only a rule that names a redirection may match.
+	redirs bool
+}
+
+func commandText(c *shellcmd.Command) string {
+	if c.Text != "" {
+		return c.Text
+	}
+	return strings.Join(c.Texts(), " ")
+}
+
+// shellSubject is the subject of one simple command.
+func shellSubject(c *shellcmd.Command) subject {
+	s := subject{kind: subjShell, text: commandText(c), noop: c.Noop}
+	s.addDenyForms(c)
+	switch {
+	case c.Via != "":
+		s.reached = true
+	case c.Noop:
+	case c.Computed != "":
+		s.computed = c.Computed
+	default:
+		s.allowForms = allowForms(c)
+	}
+	return s
+}
+
+// allowForms are the word lists an allow rule may match: the words as
+// written, without the assignments before them when those are ordinary
+// (FOO=1 git status is git status, HOME=/x git status is not), and with
+// the assignments; each followed by the writing redirections, if any.
+func allowForms(c *shellcmd.Command) []shellForm {
+	words := c.Texts()
+	var assigns, redirs []string
+	risky := false
+	for _, a := range c.Assigns {
+		assigns = append(assigns, a.Name+"="+a.Value.Text)
+		if shellcmd.EnvOf(a.Name, a.Value.Text) == shellcmd.EnvRisky || a.Array {
+			risky = true
+		}
+	}
+	for _, r := range c.Redirs {
+		if r.Writes() || r.Network() {
+			redirs = append(redirs, r.Fd+r.Op, r.Target.Text)
+		}
+	}
+	var forms []shellForm
+	add := func(ws []string) {
+		f := shellForm{words: ws}
+		if len(redirs) > 0 {
+			f.words, f.redirs = append(slices.Clip(ws), redirs...), true
+		}
+		forms = append(forms, f)
+	}
+	if !risky && len(words) > 0 {
+		add(words)
+	}
+	if len(assigns) > 0 || len(words) == 0 {
+		add(append(assigns, words...))
+	}
+	return forms
+}
+
+// addDenyForms adds the readings of c that deny and ask rules see: its
+// words, with the program's base name for one written as a path
+// (/bin/rm), with its assignments, and as texts for a plain glob.
+func (s *subject) addDenyForms(c *shellcmd.Command) {
+	words := c.Texts()
+	wild := make([]bool, len(words))
+	for i, w := range c.Words {
+		wild[i] = i > 0 && !w.Literal
+	}
+	s.denyForms = append(s.denyForms, shellForm{words: words, wild: wild})
+	s.denyTexts = append(s.denyTexts, strings.Join(words, " "))
+	if c.Text != "" {
+		s.denyTexts = append(s.denyTexts, c.Text)
+	}
+	if alt := c.Normalized(); alt != nil {
+		// Words only known at run time keep their place from the end:
+		// only git's global options are dropped from the front.
+		altWild := make([]bool, len(alt))
+		for i := range alt {
+			if j := len(words) - len(alt) + i; i > 0 && j < len(wild) {
+				altWild[i] = wild[j]
+			}
+		}
+		s.denyForms = append(s.denyForms, shellForm{words: alt, wild: altWild})
+		s.denyTexts = append(s.denyTexts, strings.Join(alt, " "))
+	}
+	if len(c.Assigns) > 0 {
+		var full []string
+		for _, a := range c.Assigns {
+			full = append(full, a.Name+"="+a.Value.Text)
+		}
+		fullWild := append(make([]bool, len(full)), wild...)
+		full = append(full, words...)
+		s.denyForms = append(s.denyForms, shellForm{words: full, wild: fullWild})
+		s.denyTexts = append(s.denyTexts, strings.Join(full, " "))
 	}
 }
 

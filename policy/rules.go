@@ -14,10 +14,24 @@ import (
 // tool may be a glob (`mcp_*`, `*`). How pattern is matched depends on what
 // the call's arguments hold (see Permissions):
 //
-//   - a shell command (argument `command`): a glob over each simple command
-//     of the line in which only `*` is special and matches any run of
-//     characters: `git status*`, `npm run test*`. Without a `*` the command
-//     must match exactly.
+//   - a shell command (argument `command`): the words of each simple
+//     command of the line, as bash reads them (quotes removed, blanks
+//     collapsed: `git  status` and `'git' status` are git status). A `*`
+//     that ends the pattern stands for any further arguments, on a word
+//     boundary: `git status*` covers `git status` and `git status -s`,
+//     not `git status2`. A `*` standing alone as a word stands for any
+//     number of words (`go test * > test.log`); any other `*` matches any
+//     run of characters inside one word (`npm run test:* *`). Without a
+//     `*` the command must match exactly. An allow rule covers a command
+//     that writes through a redirection (`> f`, `>> f`, `&> f`, but not
+//     `2>&1` or `> /dev/null`) only when the pattern names the
+//     redirection (contains `>`): `git status*` does not cover
+//     `git status > f`. Deny and ask rules are read more widely, so that
+//     they fail closed: they also meet the program a command reaches
+//     through wrappers and paths (`/bin/rm`, `env rm`, `sudo rm`,
+//     `xargs rm`, `bash -c 'rm …'`, `find -exec rm`), treat a word that
+//     is only known at run time as matching any pattern word, and match
+//     as a plain text glob too (`rm*` also meets `rmdir`).
 //   - a path (`path`, `file_path`, `paths`): a doublestar glob relative to
 //     the project root (`src/**`, `**/*.env`), or absolute (`/etc/**`).
 //   - a URL (`url`, `urls`, `items[].url`): `domain:example.org` (that host
@@ -71,6 +85,10 @@ type rule struct {
 	domain   string // host of a `domain:` rule, lower case
 	pathPat  string // pattern as a path glob: without a leading "./"
 	pathLow  string
+	shell    []patWord // pattern as shell words, see shellPattern
+	// namesRedir: the pattern holds a '>', so it may cover a command
+	// that writes through a redirection.
+	namesRedir bool
 }
 
 // label is how a verdict names the rule: `deny: write_file(secrets/**)`.
@@ -115,7 +133,88 @@ func parseRule(list Decision, raw string) (*rule, error) {
 	r.lower = strings.ToLower(r.pattern)
 	r.pathPat = strings.TrimPrefix(r.pattern, "./")
 	r.pathLow = strings.ToLower(r.pathPat)
+	r.shell = shellPattern(r.pattern)
+	r.namesRedir = strings.Contains(r.pattern, ">")
 	return r, nil
+}
+
+// patWord is one word of a shell pattern: a word glob, or any number of
+// words.
+type patWord struct {
+	glob string // for starMatch, backslash escapes kept
+	any  bool   // a lone `*`, or the `*` that ends the pattern
+}
+
+// shellPattern splits a pattern into words at unescaped blanks. A `*`
+// that ends the pattern — alone (`git *`) or attached (`git status*`) —
+// becomes an any-words token after a word boundary.
+func shellPattern(pat string) []patWord {
+	var words []patWord
+	var cur strings.Builder
+	flush := func() {
+		if cur.Len() == 0 {
+			return
+		}
+		if cur.String() == "*" {
+			words = append(words, patWord{any: true})
+		} else {
+			words = append(words, patWord{glob: cur.String()})
+		}
+		cur.Reset()
+	}
+	trailing := false
+	for i := 0; i < len(pat); i++ {
+		c := pat[i]
+		switch {
+		case c == '\\' && i+1 < len(pat):
+			cur.WriteByte(c)
+			cur.WriteByte(pat[i+1])
+			i++
+		case c == ' ' || c == '\t' || c == '\n':
+			flush()
+		case c == '*' && i == len(pat)-1:
+			trailing = true
+		default:
+			cur.WriteByte(c)
+		}
+	}
+	flush()
+	if trailing {
+		words = append(words, patWord{any: true})
+	}
+	return words
+}
+
+// matchWords matches a command's words against a shell pattern. wild,
+// when set, marks words only known at run time, which match any word of
+// the pattern (deny and ask rules). It runs in O(len(pat)·len(words)) at
+// worst, like starMatch.
+func matchWords(pat []patWord, words []string, wild []bool) bool {
+	p, i := 0, 0
+	starP, starI := -1, 0
+	for i < len(words) {
+		if p < len(pat) {
+			if pat[p].any {
+				starP, starI = p, i
+				p++
+				continue
+			}
+			if wild != nil && wild[i] || starMatch(pat[p].glob, words[i]) {
+				p++
+				i++
+				continue
+			}
+		}
+		if starP < 0 {
+			return false
+		}
+		starI++
+		p, i = starP+1, starI
+	}
+	for p < len(pat) && pat[p].any {
+		p++
+	}
+	return p == len(pat)
 }
 
 func checkToolGlob(tool string) error {
@@ -187,15 +286,28 @@ func (r *rule) matches(s *subject, strict bool) bool {
 		if r.domain != "" {
 			return false
 		}
-		forms := s.allowForms
-		if strict {
-			forms = s.denyForms
+		if !strict {
+			for _, f := range s.allowForms {
+				if (!f.redirs || r.namesRedir) && matchWords(r.shell, f.words, nil) {
+					return true
+				}
+			}
+			return false
 		}
-		for _, f := range forms {
-			if starMatch(r.pattern, f) {
+		for _, f := range s.denyForms {
+			if matchWords(r.shell, f.words, f.wild) {
 				return true
 			}
 		}
+		for _, t := range s.denyTexts {
+			if starMatch(r.pattern, t) {
+				return true
+			}
+		}
+		return false
+	case subjEnv, subjStdin:
+		// No rule names an environment variable or a stdin: they only
+		// keep allow rules from covering the call (see addShell).
 		return false
 	case subjPath:
 		if r.domain != "" {

@@ -72,6 +72,54 @@ func BenchmarkAppend(b *testing.B) {
 	}
 }
 
+// BenchmarkAppendWithHead is BenchmarkAppend with the audit head stored
+// with each event, as session.Sink does behind the audit log.
+func BenchmarkAppendWithHead(b *testing.B) {
+	for _, mode := range []string{"FULL", "NORMAL"} {
+		b.Run("sync="+mode, func(b *testing.B) {
+			s := benchStore(b, mode)
+			ctx := context.Background()
+			head := [][]byte{make([]byte, HeadSize)}
+			n := 0
+			for b.Loop() {
+				n++
+				head[0][0] = byte(n) // a head of its own
+				if err := s.AppendWithHeads(ctx, []event.Event{turnEvent("bench", uint64(n))}, head); err != nil {
+					b.Fatal(err)
+				}
+			}
+			reportRate(b, n)
+		})
+	}
+}
+
+// BenchmarkHeads100k reads the heads of a session of 100 000 events: what
+// continuing it, or verifying its audit log, reads beside the log.
+func BenchmarkHeads100k(b *testing.B) {
+	s := benchStore(b, "OFF")
+	ctx := context.Background()
+	const total = 100_000
+	head := make([]byte, HeadSize)
+	for from := uint64(1); from <= total; from += 1000 {
+		var batch []event.Event
+		var heads [][]byte
+		for seq := from; seq < from+1000; seq++ {
+			batch = append(batch, event.Event{Seq: seq, Type: event.UserMessage, SessionID: "big", Time: time.Unix(int64(seq), 0),
+				Payload: event.UserMessagePayload{Text: "x"}})
+			heads = append(heads, head)
+		}
+		if err := s.AppendWithHeads(ctx, batch, heads); err != nil {
+			b.Fatal(err)
+		}
+	}
+	for b.Loop() {
+		hs, err := s.Heads(ctx, "big")
+		if err != nil || len(hs) != total {
+			b.Fatalf("%d heads, %v", len(hs), err)
+		}
+	}
+}
+
 // BenchmarkAppendBatch appends 100 events per transaction.
 func BenchmarkAppendBatch(b *testing.B) {
 	s := benchStore(b, "")

@@ -50,7 +50,7 @@ func (s *SQLite) Fork(ctx context.Context, src string, atSeq uint64, newID strin
 	if err := s.checkLease(ctx, tx, newID); err != nil {
 		return Info{}, err
 	}
-	events, data, err := s.readForFork(ctx, tx, src, atSeq, newID)
+	events, data, heads, err := s.readForFork(ctx, tx, src, atSeq, newID)
 	if err != nil {
 		return Info{}, err
 	}
@@ -61,7 +61,7 @@ func (s *SQLite) Fork(ctx context.Context, src string, atSeq uint64, newID strin
 	if err := s.insertSession(ctx, tx, newID, sum, agent, src, atSeq); err != nil {
 		return Info{}, s.dbErr(what, err)
 	}
-	if err := s.insertEvents(ctx, tx, newID, events, data); err != nil {
+	if err := s.insertEvents(ctx, tx, newID, events, data, heads); err != nil {
 		return Info{}, s.dbErr(what, err)
 	}
 	if err := tx.Commit(); err != nil {
@@ -73,41 +73,46 @@ func (s *SQLite) Fork(ctx context.Context, src string, atSeq uint64, newID strin
 
 // readForFork reads src's events up to atSeq, rewritten for newID: only
 // session_id changes; the payload keeps its bytes. Each event must decode:
-// a fork never copies a damaged event.
-func (s *SQLite) readForFork(ctx context.Context, tx *sql.Tx, src string, atSeq uint64, newID string) ([]event.Event, [][]byte, error) {
+// a fork never copies a damaged event. The audit heads are copied as they
+// are: the records they are the MACs of stay in src's audit log, and the
+// fork's own log chains onto the head of atSeq (event/audit.go).
+func (s *SQLite) readForFork(ctx context.Context, tx *sql.Tx, src string, atSeq uint64, newID string) (events []event.Event, data, heads [][]byte, err error) {
 	what := fmt.Sprintf("session %s: fork", src)
-	rows, err := tx.QueryContext(ctx, `SELECT seq, data FROM events WHERE session_id = ? AND seq <= ? ORDER BY seq`, src, atSeq)
+	rows, err := tx.QueryContext(ctx, `SELECT seq, data, audit_mac FROM events WHERE session_id = ? AND seq <= ? ORDER BY seq`, src, atSeq)
 	if err != nil {
-		return nil, nil, s.dbErr(what, err)
+		return nil, nil, nil, s.dbErr(what, err)
 	}
 	defer rows.Close()
-	events := make([]event.Event, 0, atSeq)
-	data := make([][]byte, 0, atSeq)
+	events = make([]event.Event, 0, atSeq)
+	data = make([][]byte, 0, atSeq)
+	heads = make([][]byte, 0, atSeq)
 	for rows.Next() {
 		var seq uint64
 		var raw sql.RawBytes
-		if err := rows.Scan(&seq, &raw); err != nil {
-			return nil, nil, s.dbErr(what, err)
+		var head []byte // a copy; nil for NULL
+		if err := rows.Scan(&seq, &raw, &head); err != nil {
+			return nil, nil, nil, s.dbErr(what, err)
 		}
 		e, err := decodeStored(src, seq, raw)
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 		d, err := rewriteSessionID(raw, newID)
 		if err != nil {
-			return nil, nil, fmt.Errorf("session %s: stored event seq %d: %w", src, seq, err)
+			return nil, nil, nil, fmt.Errorf("session %s: stored event seq %d: %w", src, seq, err)
 		}
 		e.SessionID = newID
 		events = append(events, e)
 		data = append(data, d)
+		heads = append(heads, head)
 	}
 	if err := rows.Err(); err != nil {
-		return nil, nil, s.dbErr(what, err)
+		return nil, nil, nil, s.dbErr(what, err)
 	}
 	if uint64(len(events)) != atSeq {
-		return nil, nil, fmt.Errorf("session %s: %d events stored up to seq %d: the log has a gap", src, len(events), atSeq)
+		return nil, nil, nil, fmt.Errorf("session %s: %d events stored up to seq %d: the log has a gap", src, len(events), atSeq)
 	}
-	return events, data, nil
+	return events, data, heads, nil
 }
 
 // rawEvent is event.Event with the payload kept as JSON: the same fields in

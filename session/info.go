@@ -22,6 +22,7 @@ type batch struct {
 	first     uint64
 	events    []event.Event
 	data      [][]byte
+	heads     [][]byte // the audit head of each event, nil for none
 }
 
 // checkBatch checks events for Append and encodes them. It does not know

@@ -151,3 +151,56 @@ func scanInfo(row interface{ Scan(...any) error }) (Info, error) {
 	i.Created, i.Updated = fromNanos(created), fromNanos(updated)
 	return i, err
 }
+
+// Heads returns the audit heads stored with a session's events (see Store).
+func (s *SQLite) Heads(ctx context.Context, sessionID string) ([][]byte, error) {
+	what := fmt.Sprintf("session %s: audit heads", sessionID)
+	// One read transaction: the count and the rows are of one snapshot.
+	tx, err := s.r.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		return nil, s.dbErr(what, err)
+	}
+	defer tx.Rollback()
+	var last uint64
+	if err := tx.QueryRowContext(ctx, `SELECT last_seq FROM sessions WHERE id = ?`, sessionID).Scan(&last); err != nil {
+		if errors.Is(err, sql.ErrNoRows) {
+			return nil, fmt.Errorf("session %s: %w", sessionID, ErrNotFound)
+		}
+		return nil, s.dbErr(what, err)
+	}
+	rows, err := tx.QueryContext(ctx, `SELECT seq, audit_mac FROM events WHERE session_id = ? ORDER BY seq`, sessionID)
+	if err != nil {
+		return nil, s.dbErr(what, err)
+	}
+	defer rows.Close()
+	heads := make([][]byte, 0, last)
+	// The heads are copied into blocks: one allocation per few thousand.
+	var block []byte
+	for rows.Next() {
+		var seq uint64
+		var mac sql.RawBytes
+		if err := rows.Scan(&seq, &mac); err != nil {
+			return nil, s.dbErr(what, err)
+		}
+		if want := uint64(len(heads)) + 1; seq != want {
+			return nil, fmt.Errorf("session %s: stored events jump from seq %d to %d: the log has a gap", sessionID, want-1, seq)
+		}
+		if mac == nil {
+			heads = append(heads, nil)
+			continue
+		}
+		if len(block)+len(mac) > cap(block) {
+			block = make([]byte, 0, max(blockSize, len(mac)))
+		}
+		start := len(block)
+		block = append(block, mac...)
+		heads = append(heads, block[start:len(block):len(block)])
+	}
+	if err := rows.Err(); err != nil {
+		return nil, s.dbErr(what, err)
+	}
+	if uint64(len(heads)) != last {
+		return nil, fmt.Errorf("session %s: %d events stored, the session ends at seq %d", sessionID, len(heads), last)
+	}
+	return heads, nil
+}

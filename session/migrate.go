@@ -50,6 +50,14 @@ CREATE TABLE leases (
 	heartbeat_at INTEGER NOT NULL
 ) WITHOUT ROWID;
 `,
+	// 2: the head of the audit chain stored with each event: the MAC of
+	// the event's audit record (event/audit.go), written in the same
+	// transaction as the event. NULL for the events stored before, which
+	// earlier versions logged in an unkeyed chain, and for events appended
+	// without one (Append).
+	`
+ALTER TABLE events ADD COLUMN audit_mac BLOB;
+`,
 }
 
 // migrate brings the schema to len(migrations), one transaction per

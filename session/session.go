@@ -21,6 +21,14 @@
 //   - An event whose Append returned nil is durable: with the SQLite back end
 //     it survives the process being killed (SIGKILL) and, as far as the disk
 //     honours fsync, a power loss (WAL journal, synchronous=FULL).
+//   - With each event Append may store the head of the session's audit
+//     chain after it (AppendWithHeads: the MAC of the event's audit record,
+//     which the audit log, the engine's first sink, wrote just before), in
+//     the same transaction: an event is never stored without the head it
+//     was given, nor a head without its event. Heads reads them back, so
+//     that a log cut short, rolled back, replaced or rewritten is told from
+//     the one the store followed (event.VerifyAudit). Events of earlier
+//     versions have none. A fork copies its source's heads with its events.
 //   - Stored events are never rewritten: only Delete removes them.
 //   - A Store is safe for concurrent use by many goroutines, and several
 //     processes may open the same database. Only one process at a time may
@@ -47,6 +55,18 @@ type Store interface {
 	// stored. Ephemeral events are refused. Each event is stored as the
 	// bytes of json.Marshal(e). Append with no events does nothing.
 	Append(ctx context.Context, events ...event.Event) error
+	// AppendWithHeads is Append that also stores, with each event and in
+	// the same transaction, the head of the session's audit chain after
+	// it: heads[i] is the MAC of events[i]'s audit record, HeadSize bytes,
+	// or nil for none. heads is nil (none at all) or has one entry per
+	// event; otherwise nothing is stored.
+	AppendWithHeads(ctx context.Context, events []event.Event, heads [][]byte) error
+	// Heads returns the audit heads stored with a session's events, read
+	// in one snapshot: heads[i] is that of seq i+1, nil where none was
+	// stored (an event of an earlier version, or appended without one); a
+	// fork's copied events have their source's. len(heads) is LastSeq. An
+	// unknown id is ErrNotFound.
+	Heads(ctx context.Context, sessionID string) ([][]byte, error)
 	// Load returns a session's events in seq order, decoded with
 	// event.Decode. An unknown id is ErrNotFound. A stored event that no
 	// longer decodes is an error naming the session and the seq; it is
@@ -140,6 +160,9 @@ var (
 	ErrInUse       = errors.New("session in use")
 	ErrExists      = errors.New("session already exists")
 )
+
+// HeadSize is the size of an audit head: an HMAC-SHA-256.
+const HeadSize = 32
 
 // List page sizes.
 const (

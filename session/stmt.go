@@ -14,7 +14,7 @@ const (
 	qUpdateHead  = `UPDATE sessions SET title = ?, project_root = ?, updated_at = ?, last_seq = ?, events = ? WHERE id = ?`
 	qInsertHead  = `INSERT INTO sessions (id, title, project_root, agent, parent_id, fork_seq, created_at, updated_at, last_seq, events)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
-	qInsertEvent = `INSERT INTO events (session_id, seq, type, time, data) VALUES (?, ?, ?, ?, ?)`
+	qInsertEvent = `INSERT INTO events (session_id, seq, type, time, data, audit_mac) VALUES (?, ?, ?, ?, ?, ?)`
 	qHeartbeat   = `UPDATE leases SET heartbeat_at = ? WHERE session_id = ? AND token = ?`
 )
 

@@ -119,9 +119,12 @@ func (c *cli) askSession(ctx context.Context, f *askFlags, lang i18n.Lang, root 
 	if err != nil {
 		return err
 	}
-	ls, err := openLiveSession(ctx, home, id)
+	ls, err := c.openLiveSession(ctx, home, id)
 	if err != nil {
 		return failure(err)
+	}
+	if ls.warning != "" {
+		fmt.Fprintf(c.stderr, "moteur: warning: %s\n", ls.warning)
 	}
 	rec := &recorder{ctx: ctx, id: id, seq: lastSeq(ls.past), sinks: ls.sinks(), now: c.now}
 	var v view = newJSONView(c.stdout)

@@ -93,7 +93,7 @@ func TestRunContinuesACrashedSessionWithAnUnknownEventType(t *testing.T) {
 	h := newHarness(t, srv.BaseURL())
 	// A session that stopped in a tool call, with an event of a newer
 	// version in its log.
-	appendEvents(t, h.store(t), "s-crashed",
+	h.appendAudited(t, "s-crashed",
 		event.SessionStartedPayload{Provider: "p", Model: "m", ProjectRoot: h.dir, Tools: []string{"thinking"}},
 		event.UserMessagePayload{Text: "plan it"},
 		json.RawMessage(`{"from":"the future"}`),
@@ -103,9 +103,8 @@ func TestRunContinuesACrashedSessionWithAnUnknownEventType(t *testing.T) {
 	if res.code != 0 {
 		t.Fatalf("exit %d, stderr %q", res.code, res.stderr)
 	}
-	// Written by hand, the session has no audit log: that is said.
-	if want := "moteur: warning: session s-crashed has 4 stored events but no audit log at " + h.auditFile("s-crashed"); !strings.HasPrefix(res.stderr, want) {
-		t.Errorf("stderr %q, want the warning %q", res.stderr, want)
+	if n, err := h.auditRecords(t, "s-crashed"); err != nil || n != 9 {
+		t.Errorf("the continued audit log: %d records, %v; want 9", n, err)
 	}
 	srv.CheckPairing(t)
 	msgs := srv.Requests()[0].Messages
@@ -139,12 +138,13 @@ func TestRunContinuesACrashedSessionWithAnUnknownEventType(t *testing.T) {
 func TestRunRefusesALogThatCannotDescribeASession(t *testing.T) {
 	srv := openaitest.NewServer(t)
 	h := newHarness(t, srv.BaseURL())
-	appendEvents(t, h.store(t), "s-bad",
+	h.appendAudited(t, "s-bad",
 		event.SessionStartedPayload{Provider: "p", Model: "m"},
 		event.UserMessagePayload{Text: "hi"},
 		event.ContextCompactedPayload{Summary: "s", Replaced: 99},
 	)
 	before := h.load(t, "s-bad")
+	logBefore := readFile(t, h.auditFile("s-bad"))
 	res := h.run(t, "run", "--session", "s-bad", "again")
 	if res.code != 1 || !strings.Contains(res.stderr, "s-bad") || !strings.Contains(res.stderr, "invalid session log") ||
 		strings.Count(res.stderr, "\n") != 1 {
@@ -156,8 +156,8 @@ func TestRunRefusesALogThatCannotDescribeASession(t *testing.T) {
 	if after := h.load(t, "s-bad"); jsonLines(t, after) != jsonLines(t, before) {
 		t.Errorf("the stored log changed:\n%s", jsonLines(t, after))
 	}
-	if _, err := os.Stat(h.auditFile("s-bad")); !errors.Is(err, os.ErrNotExist) {
-		t.Errorf("an empty audit log was left behind: %v", err)
+	if got := readFile(t, h.auditFile("s-bad")); got != logBefore {
+		t.Errorf("the audit log changed:\n%s", got)
 	}
 }
 

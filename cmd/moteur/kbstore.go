@@ -193,7 +193,7 @@ func (c *cli) knowledgeTools(ctx context.Context, st *settings, bases []string, 
 // classifierOf compiles the configuration's classification rules (the
 // built-in markings always apply).
 func classifierOf(cfg *config.Config) (*classify.Classifier, error) {
-	cl, err := classify.New(classify.Rules{Paths: cfg.ClassifyPaths, Markings: cfg.ClassifyMarkings})
+	cl, err := classify.New(cfg.ClassifyRules())
 	if err != nil {
 		return nil, fmt.Errorf("classification rules: %w", err)
 	}

@@ -365,7 +365,7 @@ type rewinder struct {
 // engine wired as run wires one (the project's configuration, the
 // checkpoints, the session's sinks), minus the tools: no model is called.
 func (c *cli) openRewind(ctx context.Context, g *globalFlags, home, id string) (_ *rewinder, err error) {
-	ls, err := openLiveSession(ctx, home, id)
+	ls, err := c.openLiveSession(ctx, home, id)
 	if err != nil {
 		return nil, err
 	}
@@ -390,7 +390,9 @@ func (c *cli) openRewind(ctx context.Context, g *globalFlags, home, id string) (
 	if err != nil {
 		return nil, err
 	}
-	cps, err := openCheckpoints(home)
+	// A rewind restores files: it never creates a key (a new one could
+	// open no sealed checkpoint), and a missing one is refused.
+	cps, err := c.openCheckpoints(ctx, home, st.cfg.Policy, false)
 	if err != nil {
 		return nil, err
 	}
@@ -526,7 +528,11 @@ func writePlan(out io.Writer, id, root string, mode engine.RewindMode, plan chec
 		if n := len(plan.NotUndoable); n > 0 {
 			calls := make([]string, 0, n)
 			for _, c := range plan.NotUndoable {
-				calls = append(calls, fmt.Sprintf("%s at seq %d", c.Tool, c.Seq))
+				call := fmt.Sprintf("%s at seq %d", c.Tool, c.Seq)
+				if c.Risk == "destructive" {
+					call += " (destructive)"
+				}
+				calls = append(calls, call)
 			}
 			fmt.Fprintf(w, "warning: %s since seq %d cannot be undone (a rewind leaves their effects): %s\n",
 				plural(n, "call"), plan.ToSeq, strings.Join(calls, ", "))

@@ -113,7 +113,7 @@ func TestRewindCodeDeletesTheCreatedFileAndTellsTheModel(t *testing.T) {
 		!slices.Equal(rw[0].Files, []event.RewoundFile{{Path: "notes.txt", Status: "ok"}}) {
 		t.Errorf("stored Rewound %+v", rw)
 	}
-	if n, err := event.VerifyAuditFile(h.auditFile("s-rw")); err != nil || n != len(evs) {
+	if n, err := h.auditRecords(t, "s-rw"); err != nil || n != len(evs) {
 		t.Errorf("audit log: %d records, %v; want %d with the rewind", n, err, len(evs))
 	}
 	res = h.run(t, "sessions", "show", "s-rw")
@@ -376,6 +376,8 @@ func TestRunSandboxBwrapConfinesShellCommands(t *testing.T) {
 	started := payloads[event.SessionStartedPayload](evs)
 	if len(started) != 1 || started[0].Sandbox == nil || started[0].Sandbox.Kind != "bwrap" || started[0].Sandbox.Detail == "" {
 		t.Errorf("SessionStarted sandbox %+v, want kind bwrap", started)
+	} else if sb := started[0].Sandbox; !sb.UserNamespace || sb.Capabilities != "none" || !sb.NoNewPrivs || !slices.Contains(sb.Seccomp, "mount") {
+		t.Errorf("SessionStarted sandbox %+v, want a user namespace, no capabilities, no_new_privs and a seccomp filter", sb)
 	}
 	results := map[string]event.ToolResultPayload{}
 	for _, r := range payloads[event.ToolResultPayload](evs) {

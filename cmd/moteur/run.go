@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
+	"github.com/moteur/moteur/atrest"
 	"github.com/moteur/moteur/checkpoint"
 	"github.com/moteur/moteur/classify"
 	"github.com/moteur/moteur/config"
@@ -19,6 +20,7 @@ import (
 	"github.com/moteur/moteur/event"
 	"github.com/moteur/moteur/i18n"
 	"github.com/moteur/moteur/kb"
+	"github.com/moteur/moteur/orgpolicy"
 	"github.com/moteur/moteur/policy"
 	"github.com/moteur/moteur/tools"
 	"github.com/moteur/moteur/tools/files"
@@ -174,7 +176,13 @@ func newSessionTools(root string, blobs tools.Blobs, sandbox string, cl *classif
 		m, ok := cl.Path(root, filepath.FromSlash(rel))
 		return m.Rule, ok
 	}
-	fs, err := files.New(files.Config{Root: root, Blobs: blobs, Classify: classified})
+	// The markings of the configuration: a file whose text carries one
+	// makes the session sensitive once a tool shows any of it.
+	marked := func(text string) (string, bool) {
+		m, ok := cl.Text(text)
+		return m.Marking, ok
+	}
+	fs, err := files.New(files.Config{Root: root, Blobs: blobs, Classify: classified, Markings: marked})
 	if err != nil {
 		return nil, fmt.Errorf("register tools: %w", err)
 	}
@@ -206,7 +214,12 @@ func newSessionTools(root string, blobs tools.Blobs, sandbox string, cl *classif
 // sandbox describes the isolation of shell commands, for SessionStarted.
 func (st *sessionTools) sandbox() *event.SandboxInfo {
 	kind, detail := st.shell.Describe()
-	return &event.SandboxInfo{Kind: kind, Detail: detail}
+	iso := st.shell.Isolation()
+	return &event.SandboxInfo{
+		Kind: kind, Detail: detail,
+		UserNamespace: iso.UserNamespace, UID: iso.UID, Capabilities: iso.Capabilities,
+		NoNewPrivs: iso.NoNewPrivs, Seccomp: iso.Seccomp, ReadOnly: iso.ReadOnly,
+	}
 }
 
 // close releases the file tools' root.
@@ -247,11 +260,38 @@ func (c *cli) projectRoot() (string, error) {
 }
 
 // openCheckpoints opens the store of the content files had before a tool
-// changed them ($MOTEUR_HOME/checkpoints), which rewinds restore from.
-func openCheckpoints(home string) (*checkpoint.Store, error) {
-	cps, err := checkpoint.Open(checkpoint.Config{Dir: checkpointDir(home)})
+// changed them ($MOTEUR_HOME/checkpoints), which rewinds restore from,
+// sealed under the at-rest key of home (loadKey; create as there: only the
+// commands that run turns make a key). A data directory whose key is
+// missing or replaced is refused with loadKey's message, which names the
+// key file.
+//
+// Without a key on a read-only command, and none named by the data
+// directory (a directory only earlier versions used, or none at all),
+// nothing in the store was ever sealed: it is opened in clear, so that
+// their sessions still rewind. What such a rewind saves stays in clear
+// until the first run makes the key; that run's store then seals every
+// clear blob (SealClear), as every store opened with a key does, one
+// directory read when there is nothing left to seal. A failure there only
+// warns: the clear blobs stay readable.
+func (c *cli) openCheckpoints(ctx context.Context, home string, pol *orgpolicy.Policy, create bool) (*checkpoint.Store, error) {
+	key, err := loadKey(c.env, pol, home, create)
+	cfg := checkpoint.Config{Dir: checkpointDir(home), Key: key}
+	switch {
+	case err != nil && !create && errors.Is(err, atrest.ErrNoKey):
+		// loadKey says ErrNoKey only when the data directory names no key.
+		cfg.Clear = true
+	case err != nil:
+		return nil, err
+	}
+	cps, err := checkpoint.Open(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("checkpoints: %w", err)
+	}
+	if key != nil {
+		if _, err := cps.SealClear(ctx); err != nil {
+			fmt.Fprintf(c.stderr, "moteur: warning: %v\n", err)
+		}
 	}
 	return cps, nil
 }
@@ -265,7 +305,7 @@ func baseDeps(st *settings, root string, cps *checkpoint.Store) engine.Deps {
 		ProjectRoot: root,
 		Lang:        st.lang,
 		Permissions: st.perms,
-		Classify:    classify.Rules{Paths: cfg.ClassifyPaths, Markings: cfg.ClassifyMarkings},
+		Classify:    cfg.ClassifyRules(),
 		Profile:     cfg.Profile.Name,
 		Mode:        st.perms.Mode(),
 		Policy:      cfg.Policy,
@@ -310,7 +350,7 @@ func (c *cli) openAgent(ctx context.Context, g *globalFlags, f *agentFlags) (_ *
 	if err != nil {
 		return nil, err
 	}
-	cps, err := openCheckpoints(home)
+	cps, err := c.openCheckpoints(ctx, home, cfg.Policy, true)
 	if err != nil {
 		return nil, err
 	}
@@ -342,7 +382,7 @@ func (c *cli) openAgent(ctx context.Context, g *globalFlags, f *agentFlags) (_ *
 	// The session comes last among the preparations, so that a failed
 	// preparation leaves nothing behind, and before the engine, which must
 	// never run without its audit log.
-	ls, err := openLiveSession(ctx, home, sessionID)
+	ls, err := c.openLiveSession(ctx, home, sessionID)
 	if err != nil {
 		return nil, err
 	}

@@ -230,6 +230,7 @@ func TestRunHonoursOpenAIFallbacks(t *testing.T) {
 	h := newHarness(t, "")
 	h.env = map[string]string{
 		"MOTEUR_HOME":     h.env["MOTEUR_HOME"],
+		"XDG_CONFIG_HOME": h.env["XDG_CONFIG_HOME"],
 		"OPENAI_BASE_URL": srv.BaseURL(),
 		"OPENAI_API_KEY":  "sk-openai",
 		"OPENAI_MODEL":    "gpt-test",
@@ -300,7 +301,7 @@ func TestRunServerErrorExitsOneAndKeepsTheLog(t *testing.T) {
 	if got := readFile(t, h.transcriptFile(id)); got != jsonLines(t, evs) {
 		t.Errorf("transcript:\n%s\nwant the stored events:\n%s", got, jsonLines(t, evs))
 	}
-	if n, err := event.VerifyAuditFile(h.auditFile(id)); err != nil || n != len(evs) {
+	if n, err := h.auditRecords(t, id); err != nil || n != len(evs) {
 		t.Errorf("audit log: %d records, %v; want %d", n, err, len(evs))
 	}
 }

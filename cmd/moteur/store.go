@@ -11,16 +11,21 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/moteur/moteur/atrest"
 	"github.com/moteur/moteur/event"
+	"github.com/moteur/moteur/orgpolicy"
 	"github.com/moteur/moteur/session"
 )
 
 // The data directory ($MOTEUR_HOME) holds:
 //
 //	moteur.db                    the session store (SQLite)
-//	audit/<session>.jsonl        each session's hash-chained audit log; the
-//	                             session's lease makes this process its only
-//	                             writer; never deleted by moteur
+//	audit/<session>.jsonl        each session's audit log, a chain keyed with
+//	                             the at-rest key (kept outside this
+//	                             directory), whose head the store records
+//	                             with each event; the session's lease makes
+//	                             this process its only writer; never
+//	                             deleted by moteur
 //	transcripts/<session>.jsonl  each session's persisted events as plain
 //	                             JSON lines (what hooks read); a copy of the
 //	                             store, rebuilt from it when it lags behind,
@@ -100,15 +105,28 @@ type liveSession struct {
 	auditNew   bool // this process created the audit log
 	auditFile  string
 	transcript *event.JSONLSink
+	// anchor, when MOTEUR_AUDIT_SYSLOG asks for one, gets each head.
+	anchor *event.SyslogAnchor
 	// warning is something the user should know before the turn runs.
 	warning string
 }
 
 // openLiveSession opens session id for turns in home: it takes the lease,
 // so that no other process writes the session meanwhile, loads its stored
-// events (none for a new session), and opens its audit log and transcript.
-// Nothing is written to the session yet.
-func openLiveSession(ctx context.Context, home, id string) (_ *liveSession, err error) {
+// events (none for a new session), and opens its audit log — verified, all
+// of it, against the heads the store holds (see the audit log's format in
+// event/audit.go) — and its transcript. A session whose log is missing,
+// shorter or longer than the store, replaced, or broken anywhere is
+// refused, with what to do. The one record a crash between the audit log
+// and the store can leave is stored first (a warning says so); nothing else
+// is written to the session yet.
+func (c *cli) openLiveSession(ctx context.Context, home, id string) (_ *liveSession, err error) {
+	// Commands that continue a session write its audit log: they make the
+	// key on first use, and refuse a data directory whose key is gone.
+	key, err := c.atRestKey(home, true)
+	if err != nil {
+		return nil, err
+	}
 	st, err := openStore(ctx, home)
 	if err != nil {
 		return nil, err
@@ -131,31 +149,44 @@ func openLiveSession(ctx context.Context, home, id string) (_ *liveSession, err 
 	if err != nil {
 		return nil, err
 	}
-	if _, err := os.Stat(ls.auditFile); errors.Is(err, fs.ErrNotExist) {
-		ls.auditNew = true
-		// A fork's copied events are in its source's audit log; any other
-		// stored session should have one.
-		if len(ls.past) > 0 {
-			info, err := st.Info(ctx, id)
-			if err != nil {
-				return nil, err
-			}
-			if info.ParentID == "" {
-				ls.warning = fmt.Sprintf("session %s has %d stored events but no audit log at %s: a new log starts with the next event",
-					id, len(ls.past), ls.auditFile)
-			}
-		}
+	stored, err := storedAudit(ctx, st, id)
+	if err != nil {
+		return nil, err
 	}
-	// OpenAudit refuses a log whose last record is torn or does not
-	// verify: nothing is chained after a broken chain. Every record is
-	// fsynced: the store fsyncs every event, and the audit log, written
-	// first, must not be the one a power loss cuts shorter.
-	if ls.audit, err = event.OpenAudit(event.AuditConfig{Path: ls.auditFile, SyncEvery: true}); err != nil {
-		var ae *event.AuditError
-		if errors.As(err, &ae) && strings.Contains(ae.Reason, "truncated") {
-			return nil, fmt.Errorf("session %s: %w (if a power loss tore it: moteur audit repair %s)", id, err, ls.auditFile)
-		}
+	_, statErr := os.Stat(ls.auditFile)
+	ls.auditNew = errors.Is(statErr, fs.ErrNotExist)
+	// A fork's copied events are in its source's audit log: its own log
+	// starts with its first event of its own.
+	if ls.auditNew && stored != nil && uint64(len(stored.Heads)) > stored.First {
+		return nil, fmt.Errorf("session %s: its audit log %s is missing, but the store holds %d events of it: the log was deleted or moved, and the session is not continued without it (put it back; moteur audit verify %s checks it)",
+			id, ls.auditFile, uint64(len(stored.Heads))-stored.First, id)
+	}
+	var anchor event.AuditAnchor
+	if ls.anchor, err = c.auditAnchor(); err != nil {
 		return nil, fmt.Errorf("session %s: %w", id, err)
+	} else if ls.anchor != nil {
+		anchor = ls.anchor
+	}
+	// Every record is fsynced: the store fsyncs every event, and the audit
+	// log, written first, must not be the one a power loss cuts shorter.
+	ls.audit, err = event.OpenAudit(event.AuditConfig{Path: ls.auditFile, Key: key.Subkey(atrest.PurposeAudit),
+		SessionID: id, Store: stored, SyncEvery: true, Anchor: anchor})
+	switch {
+	case errors.Is(err, event.ErrAuditTorn):
+		return nil, fmt.Errorf("session %s: %w (if a power loss tore it: moteur audit repair %s)", id, err, ls.auditFile)
+	case err != nil:
+		return nil, fmt.Errorf("session %s: %w; the session is not continued (moteur audit verify %s)", id, err, id)
+	}
+	for _, r := range ls.audit.Unstored() {
+		// The log is written first: its record of an event the store
+		// never got (a crash between the two) is stored now, with its
+		// head, so that the two agree again.
+		if err := st.AppendWithHeads(ctx, []event.Event{r.Event}, [][]byte{r.MAC}); err != nil {
+			return nil, fmt.Errorf("session %s: store the event seq %d its audit log recorded: %w", id, r.Event.Seq, err)
+		}
+		ls.past = append(ls.past, r.Event)
+		ls.warning = fmt.Sprintf("session %s: stored event seq %d (%s) from the audit log, which recorded it before the previous process stopped",
+			id, r.Event.Seq, r.Event.Type)
 	}
 	tpath := transcriptPath(home, id)
 	if err := syncTranscript(tpath, ls.past); err != nil {
@@ -167,10 +198,65 @@ func openLiveSession(ctx context.Context, home, id string) (_ *liveSession, err 
 	return ls, nil
 }
 
+// storedAudit is what the store holds of session id's audit log: a head per
+// event, and where the log starts (a fork's, at its fork seq). It is nil
+// for a session the store does not have.
+func storedAudit(ctx context.Context, st session.Store, id string) (*event.AuditStore, error) {
+	info, err := st.Info(ctx, id)
+	if errors.Is(err, session.ErrNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	heads, err := st.Heads(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	first := uint64(0)
+	if info.ParentID != "" {
+		first = info.ForkSeq
+	}
+	return &event.AuditStore{Heads: heads, First: first}, nil
+}
+
+// auditAnchor is the copy of the audit heads MOTEUR_AUDIT_SYSLOG asks for,
+// off the data directory: unset, "" or "off" for none (the default); "on"
+// for the local syslog (/dev/log, which journald reads); NETWORK:ADDRESS
+// (unixgram:/path, udp:host:514, tcp:host:514) for another. Once asked for,
+// a head that cannot be sent stops the turn, as the log's own failure does.
+func (c *cli) auditAnchor() (*event.SyslogAnchor, error) {
+	v := c.env("MOTEUR_AUDIT_SYSLOG")
+	switch v {
+	case "", "off":
+		return nil, nil
+	case "on":
+		return event.DialSyslogAnchor("", "")
+	}
+	network, addr, ok := strings.Cut(v, ":")
+	if !ok || addr == "" {
+		return nil, fmt.Errorf("MOTEUR_AUDIT_SYSLOG=%q: want on, off, or NETWORK:ADDRESS (unixgram:/dev/log, udp:host:514)", v)
+	}
+	return event.DialSyslogAnchor(network, addr)
+}
+
+// atRestKey loads the at-rest key of home (loadKey) under the organisation
+// policy the environment names.
+func (c *cli) atRestKey(home string, create bool) (*atrest.Key, error) {
+	path, explicit := orgpolicy.PathFromEnv(c.env)
+	pol, err := orgpolicy.Load(path, explicit)
+	if err != nil {
+		return nil, err
+	}
+	return loadKey(c.env, pol, home, create)
+}
+
 // sinks are the engine's sinks, the audit log first (DESIGN.md): nothing
-// reaches the store or the transcript that the audit log did not record.
+// reaches the store or the transcript that the audit log did not record,
+// and the store keeps, with each event, the head of the chain the audit
+// log gives it.
 func (ls *liveSession) sinks() []event.Sink {
-	return []event.Sink{ls.audit, session.Sink{Store: ls.store}, ls.transcript}
+	return []event.Sink{ls.audit, session.Sink{Store: ls.store, Heads: ls.audit}, ls.transcript}
 }
 
 // close closes the sinks, releases the lease and closes the store.
@@ -185,6 +271,9 @@ func (ls *liveSession) close() error {
 		if err := ls.audit.Close(); err != nil {
 			errs = append(errs, fmt.Errorf("close audit log: %w", err))
 		}
+	}
+	if ls.anchor != nil {
+		_ = ls.anchor.Close() // every head was sent by the Write that wrote it
 	}
 	if ls.lease != nil {
 		if err := ls.lease.Release(); err != nil {

@@ -1,7 +1,9 @@
 package main
 
 import (
+	"io"
 	"os"
+	"strings"
 	"testing"
 
 	"github.com/moteur/moteur/event"
@@ -10,7 +12,8 @@ import (
 
 func TestLiveSessionSinksAuditFirstAndReleasesTheLease(t *testing.T) {
 	home := t.TempDir()
-	ls, err := openLiveSession(t.Context(), home, "s-live")
+	c := newCLI(envMap(map[string]string{"XDG_CONFIG_HOME": t.TempDir()}), strings.NewReader(""), io.Discard, io.Discard)
+	ls, err := c.openLiveSession(t.Context(), home, "s-live")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -21,8 +24,8 @@ func TestLiveSessionSinksAuditFirstAndReleasesTheLease(t *testing.T) {
 	if _, ok := sinks[0].(*event.AuditSink); !ok {
 		t.Errorf("sink 0 is %T, want the audit log: nothing is stored that it did not record", sinks[0])
 	}
-	if _, ok := sinks[1].(session.Sink); !ok {
-		t.Errorf("sink 1 is %T, want the store", sinks[1])
+	if s, ok := sinks[1].(session.Sink); !ok || s.Heads != ls.audit {
+		t.Errorf("sink 1 is %T, want the store, given its heads by the audit log", sinks[1])
 	}
 	if _, ok := sinks[2].(*event.JSONLSink); !ok {
 		t.Errorf("sink 2 is %T, want the transcript", sinks[2])

@@ -74,6 +74,9 @@ func Run(t *testing.T, fresh func(t *testing.T) Opener) {
 		{"LeaseHeartbeat", testLeaseHeartbeat},
 		{"LeaseClose", testLeaseClose},
 		{"Reopen", testReopen},
+		{"Heads", testHeads},
+		{"HeadsRefused", testHeadsRefused},
+		{"HeadsFork", testHeadsFork},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

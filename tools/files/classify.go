@@ -2,7 +2,9 @@ package files
 
 import (
 	"fmt"
+	"strings"
 
+	"github.com/moteur/moteur/classify"
 	"github.com/moteur/moteur/tools"
 )
 
@@ -27,6 +29,19 @@ import (
 //
 // Paths are the resolved ones, relative to the real root: a symlink inside
 // the project does not hide the classified file it leads to.
+//
+// Classification by marking. A marking anywhere in a file classifies the
+// whole file: a page of a document stamped DIFFUSION RESTREINTE on its
+// first line is as classified as its first page. So read_file and grep ask
+// Config.Markings for the file's whole text, as it is on disk (before any
+// line number is put in front of a line, which would hide a banner or
+// split a marking from itself), and report the marking in
+// Result.Classified like a path rule: the session becomes sensitive, or,
+// without a local provider, nothing more is sent. Of a file over
+// maxCachedFile, streamed rather than held, read_file asks for its first
+// MiB (where a document carries its stamp) and for the page it shows with
+// the line before (see streamGuard); grep asks for the whole text of every
+// file it reports a line of.
 
 // unnamedRule stands for a rule Classify left empty: "" would read as "not
 // classified" and let the file through.
@@ -67,4 +82,36 @@ func answer(tool string, res tools.Result, rule string, err error) (tools.Result
 	}
 	res.Classified = rule
 	return res, nil
+}
+
+// marked returns the marking text carries ("" when none), as
+// Config.Markings says, or the built-in markings without one.
+func (s *Set) marked(text string) string {
+	var m string
+	var ok bool
+	if s.markings != nil {
+		m, ok = s.markings(text)
+	} else {
+		var c *classify.Classifier // nil: the built-in markings
+		var match classify.Match
+		match, ok = c.Text(text)
+		m = match.Marking
+	}
+	if !ok {
+		return ""
+	}
+	// As the prompt's classification names it: the marking as found, its
+	// white space (a line break in a stacked stamp) as one space.
+	if m = strings.Join(strings.Fields(m), " "); m == "" {
+		return "marking"
+	}
+	return m
+}
+
+// meetText records in *rule the marking text carries, unless the result
+// already met a classified path or marking.
+func (s *Set) meetText(rule *string, text string) {
+	if *rule == "" {
+		*rule = s.marked(text)
+	}
 }

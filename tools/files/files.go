@@ -14,10 +14,19 @@
 // is saved in Config.Blobs first, so that a rewind can bring it back, and a
 // write whose previous content cannot be saved is refused.
 //
+// A write to a control file — one that makes programs run or grants rights:
+// .git/config and .git/hooks/ (of the project's repository or of one nested
+// in it), .moteur/, .mcp.json and the others of tools.ControlPaths — needs
+// the user's confirmation in every mode: write_file and edit_file say so
+// through tools.Confirmer, judging the path as the write resolves it
+// (confirm.go).
+//
 // A file under a classified path (Config.Classify) is classified even when
 // its text carries no marking: every result drawn from one names its rule in
 // tools.Result.Classified, so that the session becomes sensitive (see
-// classify.go).
+// classify.go). So is a file whose text carries a marking (Config.Markings)
+// anywhere, when a result shows part of it. Secrets in a file's text are
+// masked (package redact) before its lines are numbered or searched.
 //
 // What the package does not guard against: another process changing a file
 // between two of our calls (each call sees a consistent file, and the cache
@@ -69,6 +78,11 @@ type Config struct {
 	// directories above it: a file inside a classified directory must be
 	// classified by Classify itself, as classify.Classifier.Path does.
 	Classify func(rel string) (rule string, classified bool)
+	// Markings tells whether a file's text carries a classification marking
+	// (classify.Classifier.Text of the configuration), and which; nil: the
+	// built-in markings. Every tool that shows or counts a file's text asks
+	// it for the file's whole text (see classify.go).
+	Markings func(text string) (marking string, found bool)
 }
 
 // Set is the state the file tools share: the confined root, per-path locks,
@@ -82,6 +96,8 @@ type Set struct {
 	now   func() time.Time
 	// classify is Config.Classify; see classified.
 	classify func(string) (string, bool)
+	// markings is Config.Markings, or the built-in markings; see marked.
+	markings func(string) (string, bool)
 
 	locks pathLocks
 	cache *fileCache
@@ -129,6 +145,7 @@ func New(cfg Config) (*Set, error) {
 		blobs:    cfg.Blobs,
 		now:      now,
 		classify: cfg.Classify,
+		markings: cfg.Markings,
 		cache:    newFileCache(defaultCacheBytes, maxCachedFile),
 		created:  map[string]bool{},
 	}, nil

@@ -15,6 +15,7 @@ import (
 
 	"github.com/bmatcuk/doublestar/v4"
 
+	"github.com/moteur/moteur/redact"
 	"github.com/moteur/moteur/tools"
 )
 
@@ -37,7 +38,7 @@ const grepDescription = `Search file contents with a regular expression (RE2 syn
 - glob: only search files whose path matches this glob, e.g. "*.go" (a pattern without "/" matches the file name at any depth), "src/**/*.ts" (relative to the project root).
 - max_results: how many matching lines to return (default 100, maximum 500).
 
-Returns one line per matching line, "path:line:text", files in lexical order. Long lines are cut around the match. When there are more matches, a last line "… N more matches" says so: narrow the pattern, the path or the glob. Files ignored by .gitignore, the .git directory, binary files and symbolic links are skipped (a path naming a file explicitly is searched even if ignored).`
+Returns one line per matching line, "path:line:text", files in lexical order. Long lines are cut around the match. When there are more matches, a last line "… N more matches" says so: narrow the pattern, the path or the glob. Files ignored by .gitignore, the .git directory, binary files and symbolic links are skipped (a path naming a file explicitly is searched even if ignored). Secrets (private keys, API keys, tokens, passwords) are masked as [REDACTED:<kind>] before the search: a pattern cannot match inside one.`
 
 const grepSchema = `{
   "type": "object",
@@ -205,17 +206,28 @@ func (g *grepRun) file(ctx context.Context, dir *os.Root, name, rel string) erro
 		return nil
 	}
 	data := g.buf[:m]
-	if looksBinary(data) {
+	if looksBinary(data) || !g.re.Match(data) {
 		return nil
 	}
-	g.search(rel, data)
+	// The file has a match. Its secrets are masked before the search that
+	// is reported (lines kept, so the numbers stay true): a pattern that
+	// matches only inside a secret then finds nothing, so no sequence of
+	// searches can read a key out one guess at a time.
+	text := string(data)
+	if masked, kinds := redact.Lines(text); kinds != nil {
+		data = []byte(masked)
+	}
+	g.search(rel, data, text)
 	return nil
 }
 
 // search reports the lines of data the expression matches. pos always sits
 // at a line start, so "^" in multi-line mode keeps its meaning on the
 // sub-slice; each line is reported once however many matches it holds.
-func (g *grepRun) search(rel string, data []byte) {
+//
+// text is the file's text as it is on disk: a file the result draws on is
+// classified by it (see classify.go).
+func (g *grepRun) search(rel string, data []byte, text string) {
 	matched := false
 	line, counted := 1, 0 // line number of offset counted
 	for pos := 0; pos < len(data); {
@@ -243,6 +255,7 @@ func (g *grepRun) search(rel string, data []byte) {
 			// Counted matches say something of the file's content too,
 			// even past the lines shown.
 			g.s.meet(&g.rule, rel)
+			g.s.meetText(&g.rule, text)
 		}
 		if g.shown < g.limit {
 			g.shown++

@@ -11,7 +11,9 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
+	"github.com/moteur/moteur/redact"
 	"github.com/moteur/moteur/tools"
 )
 
@@ -36,6 +38,8 @@ const readDescription = `Read a text file of the project, as numbered lines.
 - max_bytes: cap on the returned lines, number prefixes included (default and maximum 65536); the page stops before the line that would exceed it.
 
 The result starts with a header "PATH: lines A-B of N" followed by "; next_offset K" when the file goes on (call again with offset K to continue) or "; end of file". Each line is then written as its number, a tab, and the text, like "cat -n": the number and the tab are NOT part of the file, leave them out of edit_file's old_string. Lines longer than 2000 bytes are cut, with a marker. A header note "CRLF line endings" means lines end with \r\n in the file.
+
+Secrets in the file (private keys, API keys, tokens, passwords) are shown as [REDACTED:<kind>], on each line they covered.
 
 Binary files (a NUL byte in the first 8000 bytes) are not returned; directories are refused (use list_files).`
 
@@ -141,13 +145,29 @@ func (s *Set) readPage(ctx context.Context, path string, offset, limit, maxBytes
 		return "", "", fmt.Errorf("%s is not a regular file (%s)", tg.arg, fi.Mode().Type())
 	}
 	rule := s.classified(tg.rel)
-	var r io.Reader = f
-	if fi.Size() <= s.cache.maxFile {
-		if r, err = s.cachedReader(tg.rel, f, fi); err != nil {
-			return "", rule, describe(tg, "read", err)
-		}
+	// Secrets are masked and markings looked for in the file's text as it
+	// is, before any line gets its number: "     2\t" in front of a key's
+	// second line hides the block from the rules, and in front of a
+	// stamp's second word splits the marking.
+	var p *page
+	data, whole, err := s.wholeFile(tg.rel, f, fi)
+	switch {
+	case err != nil:
+		return "", rule, describe(tg, "read", err)
+	case whole && looksBinary(data):
+		err = fmt.Errorf("%w in the first %d bytes", errBinary, sniffLen)
+	case whole:
+		text := string(data)
+		s.meetText(&rule, text)
+		masked, _ := redact.Lines(text) // keeps the lines: numbers stay true
+		p, err = paginate(ctx, strings.NewReader(masked), offset, limit, maxBytes, nil)
+	default:
+		// Too large to hold: masked line by line, classified chunk by
+		// chunk, as it streams.
+		g := &streamGuard{s: s, rule: &rule}
+		p, err = paginate(ctx, io.MultiReader(bytes.NewReader(data), f), offset, limit, maxBytes, g)
+		g.finish()
 	}
-	p, err := paginate(ctx, r, offset, limit, maxBytes)
 	if err != nil {
 		if errors.Is(err, errBinary) {
 			return "", rule, fmt.Errorf("%s is a binary file (%d bytes, %v): read_file only returns text", tg.arg, fi.Size(), err)
@@ -179,27 +199,30 @@ func (s *Set) readPage(ctx context.Context, path string, offset, limit, maxBytes
 	return b.String(), rule, nil
 }
 
-// cachedReader returns the content of a small file from the cache, or
-// reads it (and caches it) from f. Anything the file gained since fi was
-// taken still comes through, read from f.
-func (s *Set) cachedReader(rel string, f *os.File, fi os.FileInfo) (io.Reader, error) {
+// wholeFile returns the content of a small file (at most maxFile bytes),
+// from the cache or read (and cached) from f, with whole true. A larger
+// file, or one that grew past maxFile since fi was taken, is not held:
+// whole is false and data is what was read of it so far, the rest to be
+// streamed from f.
+func (s *Set) wholeFile(rel string, f *os.File, fi os.FileInfo) (data []byte, whole bool, err error) {
+	if fi.Size() > s.cache.maxFile {
+		return nil, false, nil
+	}
 	epoch := s.cache.epoch(rel)
 	if data, ok := s.cache.get(rel, fi); ok {
-		return bytes.NewReader(data), nil
+		return data, true, nil
 	}
-	if !s.cache.trusts(fi, s.now()) {
-		return f, nil // would not be kept: stream it like a large file
+	data, err = io.ReadAll(io.LimitReader(f, s.cache.maxFile+1))
+	if err != nil {
+		return nil, false, err
 	}
-	data := make([]byte, fi.Size())
-	n, err := io.ReadFull(f, data)
-	switch {
-	case errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF):
-		data = data[:n] // shrunk since the stat: not cached, put checks the size
-	case err != nil:
-		return nil, err
+	if int64(len(data)) > s.cache.maxFile {
+		return data, false, nil
 	}
+	// put keeps it only if it still has the size fi gave and fi's mtime is
+	// old enough to be trusted.
 	s.cache.put(rel, fi, epoch, data, s.now())
-	return io.MultiReader(bytes.NewReader(data), f), nil
+	return data, true, nil
 }
 
 // chunkPool recycles paginate's read buffers: one per call would be the
@@ -211,6 +234,7 @@ var errBinary = errors.New("NUL byte")
 
 // page is what paginate found.
 type page struct {
+	guard      *streamGuard // masks each line before it is numbered, if set
 	body       bytes.Buffer // the numbered lines
 	shown      int          // lines in body
 	total      int          // lines in the file
@@ -237,8 +261,11 @@ func lineNumber(dst []byte, n int) []byte {
 //
 // A line is what ends with \n, plus a last one without it if the file does
 // not end with \n; an empty file has no line.
-func paginate(ctx context.Context, r io.Reader, offset, limit, maxBytes int) (*page, error) {
-	p := &page{}
+//
+// g, when not nil, masks and classifies what streams through (a file too
+// large to mask whole beforehand).
+func paginate(ctx context.Context, r io.Reader, offset, limit, maxBytes int, g *streamGuard) (*page, error) {
+	p := &page{guard: g}
 	// Grown once to the page's bound rather than doubling on the way.
 	p.body.Grow(min(maxBytes, maxReadBytes))
 	bp := chunkPool.Get().(*[]byte)
@@ -276,6 +303,9 @@ func paginate(ctx context.Context, r io.Reader, offset, limit, maxBytes int) (*p
 				return nil, fmt.Errorf("%w in the first %d bytes", errBinary, sniffLen)
 			}
 		}
+		if g != nil {
+			g.chunk(chunk)
+		}
 		for len(chunk) > 0 {
 			if stopped {
 				line += bytes.Count(chunk, []byte{'\n'})
@@ -294,10 +324,15 @@ func paginate(ctx context.Context, r io.Reader, offset, limit, maxBytes int) (*p
 					cur = append(cur, part[:min(len(part), room)]...)
 				}
 				curLen += len(part)
+			} else if g != nil {
+				g.skipping(part)
 			}
 			if i < 0 {
 				partial = partial || len(part) > 0
 				continue
+			}
+			if line < offset && g != nil {
+				g.skipped()
 			}
 			if err := emit(); err != nil {
 				return nil, err
@@ -336,6 +371,13 @@ func (p *page) add(n int, b []byte, fullLen, maxBytes int) (bool, error) {
 	if bytes.IndexByte(text, 0) >= 0 {
 		return false, fmt.Errorf("%w at line %d", errBinary, n)
 	}
+	if p.guard != nil {
+		whole := fullLen == len(text)
+		text = p.guard.maskLine(text)
+		if whole {
+			fullLen = len(text)
+		}
+	}
 	prefix := lineNumber(p.num[:0], n)
 	shownLen := len(text)
 	if fullLen > maxLineBytes {
@@ -366,4 +408,132 @@ func cutMarker(shown, full int) string {
 		return ""
 	}
 	return fmt.Sprintf(" … [line cut: %d of %d bytes shown]", shown, full)
+}
+
+// streamGuard masks and classifies a file too large to hold while
+// paginate streams it. Lines are masked one by one; a private key block is
+// followed across lines, from its BEGIN line to its END line (lines before
+// the page included), so that a page starting inside one shows none of it.
+// Classified by its text are the file's first guardHead bytes (where a
+// document carries its stamp), chunk by chunk with the end of the chunk
+// before so that a marking across two is found, and the page shown with
+// the line before it. Reading every chunk of a file that may be gigabytes
+// long to classify it would hold the call for that long.
+type streamGuard struct {
+	s     *Set
+	rule  *string // the result's classification rule
+	seen  int     // bytes of the file classified
+	tail  []byte  // the end of the text classified so far
+	inKey bool    // inside a private key block
+	head  []byte  // the start of the line being skipped
+	prev  []byte  // the start of the last line skipped
+	page  []byte  // the page's lines as they are in the file
+}
+
+const (
+	// guardHead is how much of a large file is classified from its start.
+	guardHead = 1 << 20
+	// guardOverlap is how much of a chunk's end is classified again with
+	// the next chunk: more than any marking, however disguised.
+	guardOverlap = 1 << 10
+	// keyLineHead is how much of a skipped line is kept to recognise a
+	// key block's BEGIN or END line, or to classify with the page.
+	keyLineHead = 1 << 10
+)
+
+// chunk classifies the next chunk of the file, within its first guardHead
+// bytes.
+func (g *streamGuard) chunk(b []byte) {
+	if *g.rule != "" || len(b) == 0 || g.seen >= guardHead {
+		return
+	}
+	g.seen += len(b)
+	text := append(g.tail, b...)
+	// An incomplete rune at the end waits for the next chunk.
+	cut := len(text)
+	for k := 1; k <= utf8.UTFMax-1 && k <= len(text); k++ {
+		if utf8.RuneStart(text[len(text)-k]) {
+			if !utf8.FullRune(text[len(text)-k:]) {
+				cut = len(text) - k
+			}
+			break
+		}
+	}
+	g.s.meetText(g.rule, string(text[:cut]))
+	from := max(0, cut-guardOverlap)
+	for from < cut && !utf8.RuneStart(text[from]) {
+		from++
+	}
+	g.tail = append(g.tail[:0:0], text[from:]...)
+}
+
+// finish classifies the page shown, with the line before it.
+func (g *streamGuard) finish() {
+	if *g.rule == "" && len(g.page) > 0 {
+		g.s.meetText(g.rule, string(g.prev)+"\n"+string(g.page))
+	}
+}
+
+// skipping keeps the start of a line before the page.
+func (g *streamGuard) skipping(part []byte) {
+	if room := keyLineHead - len(g.head); room > 0 {
+		g.head = append(g.head, part[:min(len(part), room)]...)
+	}
+}
+
+// skipped follows key blocks through the line before the page that just
+// ended.
+func (g *streamGuard) skipped() {
+	g.keyLine(g.head)
+	g.prev = append(g.prev[:0], g.head...)
+	g.head = g.head[:0]
+}
+
+// maskLine returns a line of the page, masked.
+func (g *streamGuard) maskLine(line []byte) []byte {
+	g.page = append(append(g.page, line...), '\n')
+	if g.keyLine(line) {
+		return []byte(redact.Marker(redact.KindPrivateKey))
+	}
+	m, kinds := redact.String(string(line))
+	if kinds == nil {
+		return line
+	}
+	return []byte(m)
+}
+
+// keyLine reports whether line belongs to a private key block (its BEGIN
+// line, its END line or a line between), and follows the block.
+func (g *streamGuard) keyLine(line []byte) bool {
+	if g.inKey {
+		g.inKey = !keyEnd(line)
+		return true
+	}
+	t := bytes.TrimLeft(line, " \t\"'")
+	if !keyBegin(t) {
+		return false
+	}
+	g.inKey = !keyEnd(t[len("-----BEGIN "):])
+	return true
+}
+
+// keyBegin reports whether t starts with the BEGIN line of a private key
+// ("-----BEGIN RSA PRIVATE KEY-----", "… PRIVATE KEY BLOCK-----").
+func keyBegin(t []byte) bool {
+	rest, ok := bytes.CutPrefix(t, []byte("-----BEGIN "))
+	if !ok {
+		return false
+	}
+	label, _, ok := bytes.Cut(rest, []byte("-----"))
+	return ok && (bytes.HasSuffix(label, []byte("PRIVATE KEY")) || bytes.HasSuffix(label, []byte("PRIVATE KEY BLOCK")))
+}
+
+// keyEnd reports whether line holds the END line of a private key.
+func keyEnd(line []byte) bool {
+	_, rest, ok := bytes.Cut(line, []byte("-----END "))
+	if !ok {
+		return false
+	}
+	label, _, ok := bytes.Cut(rest, []byte("-----"))
+	return ok && bytes.Contains(label, []byte("PRIVATE KEY"))
 }

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/moteur/moteur/tools"
 )
 
 const schema = `{
@@ -17,7 +19,7 @@ const schema = `{
     "stdin": {"type": "string", "maxLength": 65536, "description": "Text given to the command's standard input (at most 64 KiB); without it, stdin is empty."},
     "max_output_bytes": {"type": "integer", "minimum": 1, "maximum": 65536, "description": "Bytes of stdout to keep (default 16384); beyond it the middle is dropped."},
     "max_stderr_bytes": {"type": "integer", "minimum": 1, "maximum": 16384, "description": "Bytes of stderr to keep (default 8192)."},
-    "env": {"type": "object", "additionalProperties": {"type": "string"}, "description": "Environment variables to add, e.g. {\"GOFLAGS\": \"-mod=mod\"}."}
+    "env": {"type": "object", "additionalProperties": {"type": "string"}, "description": "Environment variables to add, e.g. {\"GOFLAGS\": \"-mod=mod\"}. Variables that change which code runs or which configuration is read (PATH, BASH_ENV, LD_*, GIT_*, PAGER, EDITOR, NODE_OPTIONS, PYTHONPATH…) are refused."}
   },
   "required": ["command"],
   "additionalProperties": false
@@ -81,6 +83,24 @@ func parseArgs(raw json.RawMessage) (args, error) {
 	return a, nil
 }
 
+// controlList names the control paths for the model, directories with a
+// trailing slash.
+func controlList() string {
+	var names []string
+	for _, c := range tools.ControlPaths("") {
+		n := c.Path
+		switch {
+		case c.Dir:
+			n += "/"
+		case n == ".git":
+			// As a directory it is writable: commits work.
+			n += " (when it is a file)"
+		}
+		names = append(names, n)
+	}
+	return strings.Join(names, ", ")
+}
+
 // bounded applies a default and refuses values out of [1, max]: clamping
 // silently would give the model a different run than it asked for.
 func bounded(name string, v *int, def, max int) (int, error) {
@@ -111,6 +131,14 @@ How it runs:
 	switch sb.kind {
 	case kindBwrap:
 		b.WriteString("- Sandbox: only the project directory is writable, /tmp is private and emptied after each call, the rest of the filesystem is read-only. There is no network: commands that download or connect fail unless the user grants network access to that call.\n")
+		b.WriteString("- Files that make programs run or grant rights are read-only here, even in the project: " + controlList() + ". So `git config` cannot change the repository's configuration (pass settings for one command with `git -c key=value`), hooks cannot be written, and `git submodule` or `git worktree` commands that write under .git/modules or .git/worktrees fail. One that does not exist yet is not protected: if a command creates it, the result says so, for the user to review.\n")
+		if iso := sb.iso; iso.UserNamespace {
+			fmt.Fprintf(&b, "- Commands run as an unprivileged user (uid %d) with no capabilities: sudo, su, mount and chown fail.", iso.UID)
+			if len(iso.Seccomp) > 0 {
+				b.WriteString(" A seccomp filter also refuses mount, new namespaces (unshare, nested containers), ptrace (strace, gdb), perf, bpf, io_uring, kernel keyrings and modules, and setuid or setgid bits on files, with \"Operation not permitted\".")
+			}
+			b.WriteString("\n")
+		}
 	case kindUnavailable:
 		b.WriteString("- The sandbox this tool requires is not installed: every command is refused until an administrator installs bubblewrap.\n")
 	default:

@@ -5,6 +5,8 @@ import (
 	"os"
 	"slices"
 	"strings"
+
+	"github.com/moteur/moteur/shellcmd"
 )
 
 // fallbackPath is PATH when Moteur's own environment has none.
@@ -49,11 +51,17 @@ func getenv(key, def string) string {
 	return def
 }
 
-// checkEnv checks the call's env argument.
+// checkEnv checks the call's env argument. A variable that can make the
+// command run other code (BASH_ENV, PATH, LD_PRELOAD, GIT_CONFIG_*, …:
+// shellcmd.EnvRefused) is refused here as the policy refuses it, so that
+// a caller without a policy does not run it either.
 func checkEnv(env map[string]string) error {
 	for k, v := range env {
 		if err := checkVar(k, v); err != nil {
 			return fmt.Errorf("env: %w", err)
+		}
+		if shellcmd.EnvOf(k, v) == shellcmd.EnvRefused {
+			return fmt.Errorf("env: %s is refused: it can make the command run other code or read another configuration; set it in the command itself, where the user sees it", k)
 		}
 	}
 	return nil

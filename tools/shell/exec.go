@@ -28,6 +28,9 @@ type job struct {
 	maxOut  int
 	maxErr  int
 	grace   time.Duration // between SIGTERM and SIGKILL
+	// extra are the child's descriptors 3 onward (bwrap's seccomp
+	// program); the caller keeps and closes them.
+	extra []*os.File
 }
 
 // outcome is what happened to a job.
@@ -69,12 +72,13 @@ func run(ctx context.Context, j job) (*outcome, error) {
 	childEnds := []*os.File{outW, errW}
 	var inW *os.File
 	cmd := &exec.Cmd{
-		Path:   j.path,
-		Args:   j.args,
-		Dir:    j.dir,
-		Env:    j.env,
-		Stdout: outW,
-		Stderr: errW,
+		Path:       j.path,
+		Args:       j.args,
+		Dir:        j.dir,
+		Env:        j.env,
+		Stdout:     outW,
+		Stderr:     errW,
+		ExtraFiles: j.extra,
 		// Setsid: a new session is a new process group (the unit of the
 		// kill) and leaves the controlling terminal behind, so the
 		// command can neither read the user's terminal nor inject input

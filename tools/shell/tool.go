@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/moteur/moteur/tools"
@@ -133,6 +134,16 @@ func (e *Exec) Sandboxed() bool { return e.sandbox.kind == kindBwrap }
 // a one-line account of what it guarantees, for SessionStarted.
 func (e *Exec) Describe() (kind string, detail string) { return e.sandbox.kind, e.sandbox.detail }
 
+// Isolation returns what the bubblewrap sandbox enforces, as its trial run
+// at New found it inside; the zero Isolation when commands do not run in
+// it.
+func (e *Exec) Isolation() Isolation {
+	iso := e.sandbox.iso
+	iso.Seccomp = slices.Clone(iso.Seccomp)
+	iso.ReadOnly = slices.Clone(iso.ReadOnly)
+	return iso
+}
+
 // Name implements tools.Tool.
 func (*Exec) Name() string { return Name }
 
@@ -153,23 +164,7 @@ func (*Exec) Concurrent() bool { return false }
 // Timeout implements tools.TimeoutOverrider.
 func (*Exec) Timeout() time.Duration { return shellExecToolTimeout }
 
-// RiskOf implements tools.RiskAssessor: a probe when the command only
-// reads (see classify), a write otherwise. Arguments it cannot read, and
-// any env entry (PATH, BASH_ENV or LD_PRELOAD can turn a read-only command
-// into anything), make a write.
-func (*Exec) RiskOf(raw json.RawMessage) tools.Risk {
-	var a struct {
-		Command string          `json:"command"`
-		Env     json.RawMessage `json:"env"`
-	}
-	if err := json.Unmarshal(raw, &a); err != nil {
-		return tools.RiskWrite
-	}
-	if len(a.Env) > 0 && string(a.Env) != "null" && string(a.Env) != "{}" {
-		return tools.RiskWrite
-	}
-	return classify(a.Command)
-}
+// RiskOf, MustConfirm and Summary are in policy.go.
 
 // Execute implements tools.Tool. Mistakes in the call (a work_dir outside
 // the project, a bad env name) and a required sandbox that is missing come
@@ -187,15 +182,33 @@ func (e *Exec) Execute(ctx context.Context, raw json.RawMessage) (tools.Result, 
 	if err != nil {
 		return refuse(err), nil
 	}
+	if !e.Sandboxed() {
+		if err := e.checkRedirects(a, wd); err != nil {
+			return refuse(err), nil
+		}
+	}
 	if err := context.Cause(ctx); err != nil {
 		// A turn already over starts nothing.
 		return tools.Result{}, fmt.Errorf("shell_exec: not started: %w", err)
 	}
 	network := tools.NetworkGranted(ctx)
-	path, argv := e.sandbox.command(e.root, wd, network, e.shell, a.Command)
+	// The control paths are listed anew for every command: the project
+	// may have gained a .git or a .mcp.json since the last one.
+	controls := tools.ControlPaths(e.root)
+	before := snapshotControl(e.root, controls)
+	var prot protection
+	if e.Sandboxed() {
+		prot = protect(e.root, controls)
+	}
+	inv, err := e.sandbox.invocation(e.root, wd, network, e.shell, a.Command, prot)
+	if err != nil {
+		return tools.Result{}, fmt.Errorf("shell_exec: %w", err)
+	}
+	defer inv.close()
 	o, err := run(ctx, job{
-		path:    path,
-		args:    argv,
+		path:    inv.path,
+		args:    inv.argv,
+		extra:   inv.extra,
 		dir:     wd,
 		env:     e.sandbox.environ(mergeEnv(e.env, a.Env)),
 		stdin:   a.Stdin,
@@ -208,6 +221,13 @@ func (e *Exec) Execute(ctx context.Context, raw json.RawMessage) (tools.Result, 
 		return tools.Result{}, fmt.Errorf("shell_exec: %w", err)
 	}
 	res := o.result()
+	// The command may have created a .git file naming a new git
+	// directory: its control paths are looked at too.
+	after := snapshotControl(e.root, append(controls, tools.ControlPaths(e.root)...))
+	if note := controlNote(controlChanges(before, after), e.Sandboxed()); note != "" {
+		// First, so that no truncation of the output can drop it.
+		res.Content = note + "\n" + res.Content
+	}
 	res.NotUndoable = e.RiskOf(raw) != tools.RiskProbe
 	return res, nil
 }

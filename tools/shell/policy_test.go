@@ -2,6 +2,8 @@ package shell_test
 
 import (
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/moteur/moteur/tools"
@@ -10,8 +12,11 @@ import (
 
 func TestRiskOf(t *testing.T) {
 	t.Parallel()
-	e, _ := newExec(t, shell.SandboxNone)
-	probe, write := tools.RiskProbe, tools.RiskWrite
+	e, root := newExec(t, shell.SandboxNone)
+	if err := os.Mkdir(filepath.Join(root, "sub"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	probe, write, destructive := tools.RiskProbe, tools.RiskWrite, tools.RiskDestructive
 	for _, c := range []struct {
 		command string
 		want    tools.Risk
@@ -41,6 +46,9 @@ func TestRiskOf(t *testing.T) {
 		{"ls &>/dev/null", probe},
 		{"grep x < input.txt", probe},
 		{"cat <<< 'some text'", probe},
+		{"cat <<'EOF'\nrm -rf x; it's text\nEOF", probe}, // a here-document is data
+		{"LANG=C ls", probe},                             // a safe variable
+		{"true && test -f x && [ -d y ]", probe},
 		{"ls # ; rm -rf /", probe},
 		{"echo 'a;b|c&&d>e' \"$(x)\"", write}, // $( inside double quotes
 		{"echo 'a;b|c&&d>e'", probe},
@@ -48,17 +56,17 @@ func TestRiskOf(t *testing.T) {
 		{"ls |& grep x", probe},
 
 		// Programs that write or are unknown.
-		{"rm -rf build", write},
-		{"ls && rm x", write},
+		{"rm -rf build", destructive},
+		{"ls && rm x", destructive},
 		{"ls; touch x", write},
-		{"ls | xargs rm", write},
+		{"ls | xargs rm", destructive},
 		{"make", write},
 		{"go test ./...", write},
 		{"sudo ls", write},
 		{"FOO=1 ls", write},
 		{"$CMD", write},
 		{"l?", write},
-		{"'rm' x", write},
+		{"'rm' x", destructive},
 		{"", write},
 		{";", write},
 
@@ -71,45 +79,45 @@ func TestRiskOf(t *testing.T) {
 		{"ls >| out.txt", write},
 		{"cat <> f", write},
 		{"ls > /dev/null.bak", write},
-		{"ls > $OUT", write},
+		{"ls > $OUT", destructive}, // may truncate any file
 
 		// Hidden code and constructs the split cannot follow.
-		{"echo $(rm -rf x)", write},
-		{"echo `rm -rf x`", write},
-		{"cat <(rm x)", write},
-		{"ls >(rm x)", write},
-		{"(rm x)", write},
-		{"ls &", write},
+		{"echo $(rm -rf x)", destructive},
+		{"echo `rm -rf x`", destructive},
+		{"cat <(rm x)", destructive},
+		{"ls >(rm x)", destructive},
+		{"(rm x)", destructive},
+		{"ls &", probe}, // a background job is no longer a construct the reading gives up on
 		{"sleep 1 & ls", write},
 		{"echo ${x@P}", write},
 		{"echo ${a[_]}", write},
-		{"echo $[1+1]", write},
+		{"echo $[1+1]", probe}, // arithmetic on constants
 		{"echo $'\\''; rm -rf x; echo '", write},
-		{"cat <<EOF\necho '\nEOF\nrm -rf x\necho '", write},
-		{"ls # '\nrm -rf x\n# '", write},
+		{"cat <<EOF\necho '\nEOF\nrm -rf x\necho '", write}, // does not parse
+		{"ls # '\nrm -rf x\n# '", destructive},
 		{"ls 'unterminated", write},
 		{"ls \"unterminated", write},
-		{"ls \\", write},
-		{"if ls; then rm x; fi", write},
-		{"{ rm x; }", write},
-		{"f() { rm x; }; f", write},
+		{"ls \\", write}, // refused: bash reads a final backslash in two ways
+		{"if ls; then rm x; fi", destructive},
+		{"{ rm x; }", destructive},
+		{"f() { rm x; }; f", destructive},
 
 		// Read-only programs used to write.
-		{"find . -delete", write},
-		{"find . -name x -exec rm {} ;", write},
-		{"find . -execdir rm {} +", write},
+		{"find . -delete", destructive},
+		{"find . -name x -exec rm {} ;", destructive},
+		{"find . -execdir rm {} +", destructive},
 		{"find . -fprint out", write},
 		{"find * -name x", write}, // a file named -delete
 		{"find . $X", write},
 		{"git branch new-feature", write},
-		{"git branch -D main", write},
+		{"git branch -D main", destructive},
 		{"git branch -m a b", write},
 		{"git diff --output=patch.txt", write},
 		{"git log --out=x", write},
 		{"git -c core.pager=evil log", write},
 		{"git commit -m x", write},
 		{"git push", write},
-		{"git checkout .", write},
+		{"git checkout .", destructive},
 		{"git", write},
 		{"git diff *", write},
 		{"rg --pre ./evil x", write},
@@ -123,7 +131,7 @@ func TestRiskOf(t *testing.T) {
 		{"tree -R", write},
 		{"file -C -m magic", write},
 		{"file --compile", write},
-		{"env rm -rf x", write},
+		{"env rm -rf x", destructive},
 		{"env FOO=1 ls", write},
 	} {
 		args, _ := json.Marshal(map[string]string{"command": c.command})
@@ -134,12 +142,17 @@ func TestRiskOf(t *testing.T) {
 
 	// Arguments beyond the command.
 	for raw, want := range map[string]tools.Risk{
-		`{"command":"ls","env":{"PATH":"."}}`: write, // ./ls
-		`{"command":"ls","env":{}}`:           probe,
-		`{"command":"ls","work_dir":"sub"}`:   probe,
-		`{"command":"cat","stdin":"x"}`:       probe,
-		`not json`:                            write,
-		`{"command":42}`:                      write,
+		`{"command":"ls","env":{"PATH":"."}}`:     write, // ./ls
+		`{"command":"ls","env":{"FOO":"1"}}`:      write, // not on the safe list
+		`{"command":"ls","env":{"NO_COLOR":"1"}}`: probe,
+		`{"command":"ls","env":{}}`:               probe,
+		`{"command":"bash","stdin":"rm -rf x"}`:   destructive, // the script bash reads
+		`{"command":"bash","stdin":"ls"}`:         write,
+		`{"command":"ls","work_dir":"../x"}`:      write, // refused by Execute
+		`{"command":"ls","work_dir":"sub"}`:       probe,
+		`{"command":"cat","stdin":"x"}`:           probe,
+		`not json`:                                write,
+		`{"command":42}`:                          write,
 	} {
 		if got := e.RiskOf(json.RawMessage(raw)); got != want {
 			t.Errorf("RiskOf(%s) = %s, want %s", raw, got, want)
