@@ -263,9 +263,10 @@ func TestProviderErrorWithoutResultsIsAnError(t *testing.T) {
 }
 
 func TestCancellationWithoutResultsStopsQuietly(t *testing.T) {
-	h := newHarness(t, []scripted.Step{{Stall: true}}, nil, nil)
+	reached := make(chan struct{})
+	h := newHarness(t, []scripted.Step{{Stall: true, Reached: reached}}, nil, nil)
 	ctx, cancel := context.WithCancel(context.Background())
-	go cancelOn(h, cancel, event.UserMessage)
+	go cancelWhen(reached, cancel)
 	err := h.e.Submit(ctx, "s1", "q")
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("Submit = %v, want context.Canceled", err)
@@ -279,10 +280,13 @@ func TestCancellationWithoutResultsStopsQuietly(t *testing.T) {
 }
 
 func TestCancellationRescuesWithFreshContext(t *testing.T) {
-	steps := []scripted.Step{scripted.Call("c1", "echo", `{}`), {Stall: true}, {Text: "résumé partiel"}}
+	reached := make(chan struct{})
+	steps := []scripted.Step{scripted.Call("c1", "echo", `{}`), {Stall: true, Reached: reached}, {Text: "résumé partiel"}}
 	h := newHarness(t, steps, []tools.Tool{&fakeTool{name: "echo"}}, nil)
 	ctx, cancel := context.WithCancel(context.Background())
-	go cancelOn(h, cancel, event.ToolResult)
+	// Cancelled while the second request is in flight, after the tool's
+	// result: there is then something to rescue.
+	go cancelWhen(reached, cancel)
 	err := h.e.Submit(ctx, "s1", "q")
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("Submit = %v, want context.Canceled", err)
@@ -298,6 +302,13 @@ func TestCancellationRescuesWithFreshContext(t *testing.T) {
 	if tc.Reason != event.StopCancelled || tc.Answer != "résumé partiel" {
 		t.Errorf("TurnCompleted = %+v", tc)
 	}
+}
+
+// cancelWhen cancels once the scripted request that closes reached is in
+// flight: cancelling on an earlier event could beat the send.
+func cancelWhen(reached <-chan struct{}, cancel context.CancelFunc) {
+	<-reached
+	cancel()
 }
 
 // cancelOn reads the subscription and cancels once an event of type typ
@@ -344,10 +355,11 @@ func equalTypes(a, b []event.Type) bool {
 }
 
 func TestFailedRescueIsReportedAndTurnStaysCancelled(t *testing.T) {
-	steps := []scripted.Step{scripted.Call("c1", "echo", `{}`), {Stall: true}, scripted.Fail(provider.Permanent, 400, "rescue refused")}
+	reached := make(chan struct{})
+	steps := []scripted.Step{scripted.Call("c1", "echo", `{}`), {Stall: true, Reached: reached}, scripted.Fail(provider.Permanent, 400, "rescue refused")}
 	h := newHarness(t, steps, []tools.Tool{&fakeTool{name: "echo"}}, nil)
 	ctx, cancel := context.WithCancel(context.Background())
-	go cancelOn(h, cancel, event.ToolResult)
+	go cancelWhen(reached, cancel)
 	if err := h.e.Submit(ctx, "s1", "q"); !errors.Is(err, context.Canceled) {
 		t.Fatalf("Submit = %v, want context.Canceled", err)
 	}
