@@ -71,16 +71,23 @@ func answerRequests(t *testing.T, h *harness, reply Reply) <-chan []event.Event 
 	return out
 }
 
-func TestAskedCallRunsWhenAllowed(t *testing.T) {
-	w := &writer{}
-	h := newHarness(t, []scripted.Step{writeCall("c1"), {Text: "fait"}}, []tools.Tool{w.tool()}, func(d *Deps) {
+// confirmedTurn runs a turn ("écris") of steps in confirm mode, replying
+// to every PermissionRequested with reply, and returns its events.
+func confirmedTurn(t *testing.T, steps []scripted.Step, toolset []tools.Tool, reply Reply) []event.Event {
+	t.Helper()
+	h := newHarness(t, steps, toolset, func(d *Deps) {
 		d.Permissions = permissions(t, policy.Confirm, policy.Rules{})
 	})
-	seen := answerRequests(t, h, Reply{Allow: true})
+	seen := answerRequests(t, h, reply)
 	if err := h.submit("écris"); err != nil {
 		t.Fatal(err)
 	}
-	evs := <-seen
+	return <-seen
+}
+
+func TestAskedCallRunsWhenAllowed(t *testing.T) {
+	w := &writer{}
+	evs := confirmedTurn(t, []scripted.Step{writeCall("c1"), {Text: "fait"}}, []tools.Tool{w.tool()}, Reply{Allow: true})
 	req := last[event.PermissionRequestedPayload](t, evs, event.PermissionRequested)
 	if req.Tool != "write_file" || req.Risk != "write" || req.CallID != "c1" || req.Number != 1 || !strings.Contains(req.Summary, "notes.txt") {
 		t.Errorf("PermissionRequested = %+v", req)
@@ -96,14 +103,8 @@ func TestAskedCallRunsWhenAllowed(t *testing.T) {
 
 func TestRefusedCallReturnsTheReasonAndTheLoopGoesOn(t *testing.T) {
 	w := &writer{}
-	h := newHarness(t, []scripted.Step{writeCall("c1"), {Text: "d'accord"}}, []tools.Tool{w.tool()}, func(d *Deps) {
-		d.Permissions = permissions(t, policy.Confirm, policy.Rules{})
-	})
-	seen := answerRequests(t, h, Reply{Allow: false, Reason: "pas dans ce dossier"})
-	if err := h.submit("écris"); err != nil {
-		t.Fatal(err)
-	}
-	evs := <-seen
+	evs := confirmedTurn(t, []scripted.Step{writeCall("c1"), {Text: "d'accord"}}, []tools.Tool{w.tool()},
+		Reply{Allow: false, Reason: "pas dans ce dossier"})
 	if w.runs.Load() != 0 {
 		t.Fatal("a refused call ran")
 	}

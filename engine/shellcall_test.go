@@ -33,14 +33,7 @@ func TestShellCallSummaryAndRisk(t *testing.T) {
 	root := t.TempDir()
 	sh := shellTool(t, root)
 	args := `{"command":"echo x > new.txt","env":{"TZ":"UTC"},"stdin":"hello\n"}`
-	h := newHarness(t, []scripted.Step{scripted.Call("c1", shell.Name, args), {Text: "fait"}}, []tools.Tool{sh}, func(d *Deps) {
-		d.Permissions = permissions(t, policy.Confirm, policy.Rules{})
-	})
-	seen := answerRequests(t, h, Reply{Allow: true})
-	if err := h.submit("écris"); err != nil {
-		t.Fatal(err)
-	}
-	evs := <-seen
+	evs := confirmedTurn(t, []scripted.Step{scripted.Call("c1", shell.Name, args), {Text: "fait"}}, []tools.Tool{sh}, Reply{Allow: true})
 	req := last[event.PermissionRequestedPayload](t, evs, event.PermissionRequested)
 	for _, want := range []string{"shell_exec: echo x > new.txt", "TZ=UTC", "stdin (6 bytes, 1 lines): hello"} {
 		if !strings.Contains(req.Summary, want) {

@@ -180,10 +180,9 @@ type AuditSink struct {
 	index uint64
 	prev  string
 	size  int64
-	// head is the MAC of the last record written, of the event of seq
-	// headSeq (0: none yet).
-	head    []byte
-	headSeq uint64
+	// head is the MAC of the last record this sink wrote, that of the
+	// event of seq index (none yet when empty).
+	head []byte
 	// unstored are the records the log held beyond the store at opening.
 	unstored []AuditRecord
 	// err poisons the sink after a failed write or sync, or once the file
@@ -285,7 +284,7 @@ func (a *AuditSink) Unstored() []AuditRecord {
 func (a *AuditSink) Head(sessionID string, seq uint64) ([]byte, bool) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if sessionID != a.session || seq == 0 || seq != a.headSeq {
+	if sessionID != a.session || len(a.head) == 0 || seq != a.index {
 		return nil, false
 	}
 	return append([]byte(nil), a.head...), true
@@ -333,14 +332,9 @@ func (a *AuditSink) Write(_ context.Context, e Event) error {
 		a.err = fmt.Errorf("before record %d: %w", a.index, err)
 		return fmt.Errorf("audit log %s: %w", a.path, a.err)
 	}
-	line := appendAuditCanonical(a.buf[:0], a.index, a.prev, eb)
-	a.mac.Reset()
-	a.mac.Write(line)
-	a.sum = a.mac.Sum(a.sum[:0])
-	line = append(line[:len(line)-1], `,"mac":"`...)
-	line = hex.AppendEncode(line, a.sum)
-	mac := string(line[len(line)-64:])
-	line = append(line, "\"}\n"...)
+	var line []byte
+	line, a.sum = appendAuditRecord(a.buf[:0], a.sum[:0], a.mac, a.index, a.prev, eb)
+	mac := hex.EncodeToString(a.sum)
 	if cap(line) <= 1<<20 {
 		a.buf = line // reuse, unless an outsized event grew it
 	}
@@ -362,7 +356,6 @@ func (a *AuditSink) Write(_ context.Context, e Event) error {
 	}
 	written := a.index
 	a.head = append(a.head[:0], a.sum...)
-	a.headSeq = e.Seq
 	a.index++
 	a.prev = mac
 	if a.anchor != nil {
@@ -436,6 +429,20 @@ func appendAuditCanonical(dst []byte, index uint64, prev string, event []byte) [
 	dst = append(dst, `","event":`...)
 	dst = append(dst, event...)
 	return append(dst, '}')
+}
+
+// appendAuditRecord appends the record of event at index after prev, line
+// end included, and appends its MAC to sum: mac is the HMAC with the key,
+// reset here.
+func appendAuditRecord(dst, sum []byte, mac hash.Hash, index uint64, prev string, event []byte) (line, macSum []byte) {
+	line = appendAuditCanonical(dst, index, prev, event)
+	mac.Reset()
+	mac.Write(line)
+	sum = mac.Sum(sum)
+	// The canonical form but its '}', then the mac member.
+	line = append(line[:len(line)-1], `,"mac":"`...)
+	line = hex.AppendEncode(line, sum)
+	return append(line, "\"}\n"...), sum
 }
 
 // Close fsyncs and closes the file. Later Writes fail.

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"crypto/hmac"
 	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -107,60 +106,44 @@ func rebuildRecord(check AuditCheck, rep AuditReport, stored []Event) ([]byte, u
 	if rep.Records == 0 {
 		prev = st.startPrev()
 	}
-	line := appendAuditCanonical(nil, rep.Next, prev, eb)
-	m := hmac.New(sha256.New, check.Key)
-	m.Write(line)
-	mac := m.Sum(nil)
+	line, mac := appendAuditRecord(nil, nil, hmac.New(sha256.New, check.Key), rep.Next, prev, eb)
 	if !hmac.Equal(mac, st.Heads[seq-1]) {
 		return nil, 0
 	}
-	line = append(line[:len(line)-1], `,"mac":"`...)
-	line = hex.AppendEncode(line, mac)
-	return append(line, "\"}\n"...), seq
+	return line, seq
 }
 
+// writeSynced creates the file at path, which must not exist, with b.
 func writeSynced(path string, b []byte) error {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-	if err != nil {
+	return synced(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600, func(f *os.File) error {
+		_, err := f.Write(b)
 		return err
-	}
-	if _, err := f.Write(b); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
+	})
 }
 
+// truncateSynced cuts the file at path to size.
 func truncateSynced(path string, size int64) error {
-	f, err := os.OpenFile(path, os.O_WRONLY, 0)
-	if err != nil {
-		return err
-	}
-	if err := f.Truncate(size); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
+	return synced(path, os.O_WRONLY, 0, func(f *os.File) error { return f.Truncate(size) })
 }
 
+// writeAtSynced writes b at off in the file at path and cuts what follows.
 func writeAtSynced(path string, b []byte, off int64) error {
-	f, err := os.OpenFile(path, os.O_WRONLY, 0)
+	return synced(path, os.O_WRONLY, 0, func(f *os.File) error {
+		if _, err := f.WriteAt(b, off); err != nil {
+			return err
+		}
+		return f.Truncate(off + int64(len(b)))
+	})
+}
+
+// synced opens the file at path, changes it with change, fsyncs it and
+// closes it.
+func synced(path string, flag int, perm os.FileMode, change func(*os.File) error) error {
+	f, err := os.OpenFile(path, flag, perm)
 	if err != nil {
 		return err
 	}
-	if _, err := f.WriteAt(b, off); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Truncate(off + int64(len(b))); err != nil {
+	if err := change(f); err != nil {
 		f.Close()
 		return err
 	}

@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/moteur/moteur/event/audittest"
 	"github.com/moteur/moteur/llm"
 )
 
@@ -242,8 +243,8 @@ func TestAuditOpenRefusesABrokenLog(t *testing.T) {
 		"first line gone":  {func(b []byte) []byte { return b[bytes.IndexByte(b, '\n')+1:] }, "line 1", nil},
 		"last line gone":   {func(b []byte) []byte { return b[:bytes.LastIndexByte(b[:len(b)-1], '\n')+1] }, "line 6", ErrAuditShort},
 		"emptied":          {func([]byte) []byte { return nil }, "line 1", ErrAuditShort},
-		"rehashed the old": {func(b []byte) []byte { return rehashAll(t, b, nil) }, "line 1", nil},
-		"another key":      {func(b []byte) []byte { return rehashAll(t, b, otherKey) }, "line 1", nil},
+		"rehashed the old": {func(b []byte) []byte { return audittest.Rehash(t, b, nil) }, "line 1", nil},
+		"another key":      {func(b []byte) []byte { return audittest.Rehash(t, b, otherKey) }, "line 1", nil},
 	} {
 		t.Run(name, func(t *testing.T) {
 			path, st := writeAuditLog(t, 6) // ends with TurnCompleted "fait"
@@ -267,44 +268,6 @@ func TestAuditOpenRefusesABrokenLog(t *testing.T) {
 	}
 }
 
-// rehashAll rewrites every record of a log, its event unchanged, with key
-// (nil: unkeyed, the SHA-256 of earlier versions): what someone without
-// the key can do to a whole log.
-func rehashAll(t testing.TB, log []byte, key []byte) []byte {
-	t.Helper()
-	var out []byte
-	prev := zeroHash
-	for _, line := range bytes.SplitAfter(log, []byte("\n")) {
-		if len(line) == 0 {
-			continue
-		}
-		rec, reason := parseAuditLine(bytes.TrimSuffix(line, []byte("\n")))
-		if reason != "" {
-			t.Fatal(reason)
-		}
-		var next string
-		out, next = appendRecord(out, rec.index, prev, rec.event, key)
-		prev = next
-	}
-	return out
-}
-
-// appendRecord appends a record made by hand: keyed with key, or unkeyed
-// (nil key), as earlier versions wrote them. It returns its seal.
-func appendRecord(dst []byte, index uint64, prev string, event []byte, key []byte) ([]byte, string) {
-	canon := appendAuditCanonical(nil, index, prev, event)
-	var seal, member string
-	if key == nil {
-		sum := sha256.Sum256(canon)
-		seal, member = hex.EncodeToString(sum[:]), "hash"
-	} else {
-		m := hmac.New(sha256.New, key)
-		m.Write(canon)
-		seal, member = hex.EncodeToString(m.Sum(nil)), "mac"
-	}
-	return fmt.Appendf(dst, "%s,%q:%q}\n", canon[:len(canon)-1], member, seal), seal
-}
-
 // TestAuditDetectsTampering edits a clean log of 6 records and checks it
 // against its store.
 func TestAuditDetectsTampering(t *testing.T) {
@@ -321,14 +284,14 @@ func TestAuditDetectsTampering(t *testing.T) {
 	}
 	edited := bytes.Replace(parsed(3).event, []byte("wrote a"), []byte("wrote b"), 1)
 	remac := func(i int, event []byte, key []byte) []byte {
-		b, _ := appendRecord(nil, uint64(i), string(parsed(i).prev), event, key)
+		b, _ := audittest.AppendRecord(nil, uint64(i), string(parsed(i).prev), event, key)
 		return b
 	}
 	// A forged seventh record, chained onto the last, its event a copy of
 	// the first renumbered.
 	forged := bytes.Replace(parsed(0).event, []byte(`"seq":1,`), []byte(`"seq":7,`), 1)
 	forge := func(key []byte) []byte {
-		b, _ := appendRecord(nil, 6, string(parsed(5).seal), forged, key)
+		b, _ := audittest.AppendRecord(nil, 6, string(parsed(5).seal), forged, key)
 		return b
 	}
 	otherSession := bytes.Replace(lines[2], []byte(`"session_id":"s1"`), []byte(`"session_id":"s2"`), 1)
@@ -352,8 +315,8 @@ func TestAuditDetectsTampering(t *testing.T) {
 		{"edited event, hashed the old way", join(lines[0], lines[1], lines[2], remac(3, edited, nil), lines[4], lines[5]), 3, "unkeyed record after keyed ones", nil},
 		{"forged record appended, hashed the old way", join(append(lines, forge(nil))...), 6, "unkeyed record after keyed ones", nil},
 		{"forged record appended with another key", join(append(lines, forge(otherKey))...), 6, "mac mismatch", nil},
-		{"whole chain rehashed the old way", rehashAll(t, whole, nil), 0, "unkeyed, but the store holds a head for seq 1", nil},
-		{"whole chain rewritten with another key", rehashAll(t, whole, otherKey), 0, "mac mismatch", nil},
+		{"whole chain rehashed the old way", audittest.Rehash(t, whole, nil), 0, "unkeyed, but the store holds a head for seq 1", nil},
+		{"whole chain rewritten with another key", audittest.Rehash(t, whole, otherKey), 0, "mac mismatch", nil},
 		{"record of another session", join(lines[0], lines[1], otherSession, lines[3]), 2, `event of session "s2" in the log of session "s1"`, nil},
 		{"event renumbered", join(lines[0], bytes.Replace(lines[1], []byte(`"seq":2,`), []byte(`"seq":9,`), 1)), 1, "event seq 9 in record 1", nil},
 		{"blank inserted", join(lines[0], bytes.Replace(lines[1], []byte(`"event":`), []byte(`"event": `), 1), lines[2]), 1, "event is not an object", nil},
@@ -393,13 +356,13 @@ func TestAuditWithoutKeyOrStore(t *testing.T) {
 	}
 	// A log rewritten with another key passes the chain, but not the
 	// store's heads, even without the key.
-	if _, err := VerifyAudit(bytes.NewReader(rehashAll(t, whole, otherKey)), AuditCheck{Store: st.audit()}); err == nil ||
+	if _, err := VerifyAudit(bytes.NewReader(audittest.Rehash(t, whole, otherKey)), AuditCheck{Store: st.audit()}); err == nil ||
 		!strings.Contains(err.Error(), "is not the head") {
 		t.Errorf("another key, no key given, with the store: %v", err)
 	}
 	// A log rehashed the old way verifies alone, but as unkeyed records
 	// only: integrity, not authenticity.
-	rep, err = VerifyAudit(bytes.NewReader(rehashAll(t, whole, nil)), AuditCheck{Key: testKey})
+	rep, err = VerifyAudit(bytes.NewReader(audittest.Rehash(t, whole, nil)), AuditCheck{Key: testKey})
 	if err != nil || rep.Unkeyed != 6 || rep.Records != 6 {
 		t.Errorf("rehashed, alone: %+v, %v; want 6 unkeyed records", rep, err)
 	}
@@ -875,7 +838,7 @@ func TestAuditEarlierVersionsLogs(t *testing.T) {
 			}
 			// The switch pins the unkeyed prefix: rewriting it, even with
 			// its hashes recomputed, breaks the first keyed record.
-			edited := rehashAll(t, bytes.Replace(bytes.Join(lines[:n], nil), []byte(`"lang":"fr"`), []byte(`"lang":"en"`), 1), nil)
+			edited := audittest.Rehash(t, bytes.Replace(bytes.Join(lines[:n], nil), []byte(`"lang":"fr"`), []byte(`"lang":"en"`), 1), nil)
 			_, err = VerifyAudit(bytes.NewReader(append(edited, lines[n]...)), AuditCheck{Key: testKey, SessionID: id, Store: st.audit()})
 			if !strings.Contains(fmt.Sprint(err), fmt.Sprintf("record %d ", n)) || !strings.Contains(fmt.Sprint(err), "not the previous record's mac") {
 				t.Errorf("a rewritten unkeyed prefix: %v; want record %d to break", err, n)
@@ -894,7 +857,7 @@ func TestAuditEarlierVersionsForkLog(t *testing.T) {
 	for i, e := range auditEvents(6)[forkSeq:] {
 		e.SessionID = "kid"
 		b, _ := json.Marshal(e)
-		log, prev = appendRecord(log, uint64(i), prev, b, nil)
+		log, prev = audittest.AppendRecord(log, uint64(i), prev, b, nil)
 	}
 	st := &testStore{heads: make([][]byte, 6)} // an earlier version's: no heads
 	chk := AuditCheck{Key: testKey, SessionID: "kid", Store: &AuditStore{Heads: st.heads, First: forkSeq}}

@@ -355,11 +355,7 @@ func (v *auditVerifier) seal(line []byte, rec auditLine) string {
 		if !json.Valid(rec.event) {
 			return "event is not valid JSON"
 		}
-		v.plain.Reset()
-		v.plain.Write(body)
-		v.plain.Write([]byte{'}'})
-		v.sum = v.plain.Sum(v.sum[:0])
-		if hex.Encode(v.hexSum[:], v.sum); !bytes.Equal(v.hexSum[:], rec.seal) {
+		if !v.sealMatches(v.plain, body, rec.seal) {
 			return fmt.Sprintf("hash mismatch: stored %.12s…, computed %.12s…", rec.seal, v.hexSum[:])
 		}
 		return ""
@@ -373,14 +369,25 @@ func (v *auditVerifier) seal(line []byte, rec auditLine) string {
 		}
 		return ""
 	}
-	v.mac.Reset()
-	v.mac.Write(body)
-	v.mac.Write([]byte{'}'})
-	v.sum = v.mac.Sum(v.sum[:0])
-	if hex.Encode(v.hexSum[:], v.sum); !bytes.Equal(v.hexSum[:], rec.seal) {
+	if !v.sealMatches(v.mac, body, rec.seal) {
 		return "mac mismatch: not written with this key (forged, rewritten without the key, or written under another at-rest key)"
 	}
 	return ""
+}
+
+// closeBrace ends a record's canonical form.
+var closeBrace = []byte{'}'}
+
+// sealMatches computes h (the hash, or the HMAC with the key) of a record's
+// canonical form — body, then '}' — into v.hexSum, in hex, and reports
+// whether it is seal.
+func (v *auditVerifier) sealMatches(h hash.Hash, body, seal []byte) bool {
+	h.Reset()
+	h.Write(body)
+	h.Write(closeBrace)
+	v.sum = h.Sum(v.sum[:0])
+	hex.Encode(v.hexSum[:], v.sum)
+	return bytes.Equal(v.hexSum[:], seal)
 }
 
 // end checks, at the end of the log, that the store holds no more events

@@ -181,7 +181,7 @@ func TestCompoundCommands(t *testing.T) {
 		{"git status '", Ask},
 		{"git status && echo $(curl evil", Ask},
 		{"rm -rf /\necho '", Deny},
-		// Attempts to hide a command from the splitter.
+		// Attempts to hide a command from the parser.
 		{"echo x # '\ncurl evil #'", Ask},
 		{"cat <<EOF\necho it's\nEOF\ncurl evil #'", Ask},
 		{"echo $'\\'' # \ncurl evil\n#'", Ask},

@@ -371,18 +371,13 @@ func (out *subjects) addShell(cmd string, env map[string]string, stdin string) {
 		return
 	}
 	out.keys = append(out.keys, "stdin\x00"+stdin)
-	script := false
 	for _, c := range line.Commands {
 		if c.ExecutesInput() {
 			out.list = append(out.list, subject{kind: subjStdin, text: commandText(c)})
-			script = script || c.ScriptFromStdin
 			break
 		}
 	}
-	for _, c := range line.Commands {
-		script = script || c.ScriptFromStdin
-	}
-	if !script {
+	if !line.ScriptFromStdin() {
 		return
 	}
 	in, err := shellcmd.Parse(stdin)

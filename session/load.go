@@ -19,19 +19,11 @@ func (s *SQLite) Load(ctx context.Context, sessionID string) ([]event.Event, err
 // LoadFrom returns a session's events with Seq > after, in seq order.
 func (s *SQLite) LoadFrom(ctx context.Context, sessionID string, after uint64) ([]event.Event, error) {
 	what := fmt.Sprintf("session %s: load", sessionID)
-	// One read transaction: the count and the rows are of one snapshot.
-	tx, err := s.r.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	tx, last, err := s.readLastSeq(ctx, what, sessionID)
 	if err != nil {
-		return nil, s.dbErr(what, err)
+		return nil, err
 	}
 	defer tx.Rollback()
-	var last uint64
-	if err := tx.QueryRowContext(ctx, `SELECT last_seq FROM sessions WHERE id = ?`, sessionID).Scan(&last); err != nil {
-		if errors.Is(err, sql.ErrNoRows) {
-			return nil, fmt.Errorf("session %s: %w", sessionID, ErrNotFound)
-		}
-		return nil, s.dbErr(what, err)
-	}
 	if after >= last {
 		return []event.Event{}, nil
 	}
@@ -45,20 +37,15 @@ func (s *SQLite) LoadFrom(ctx context.Context, sessionID string, after uint64) (
 	// are many): decoding is most of the cost of a Load.
 	seqs := make([]uint64, 0, last-after)
 	datas := make([][]byte, 0, last-after)
-	var block []byte // rows are copied into blocks of blockSize
+	var blocks blockCopier
 	for rows.Next() {
 		var seq uint64
 		var data sql.RawBytes
 		if err := rows.Scan(&seq, &data); err != nil {
 			return nil, s.dbErr(what, err)
 		}
-		if len(block)+len(data) > cap(block) {
-			block = make([]byte, 0, max(blockSize, len(data)))
-		}
-		start := len(block)
-		block = append(block, data...)
 		seqs = append(seqs, seq)
-		datas = append(datas, block[start:len(block):len(block)])
+		datas = append(datas, blocks.copy(data))
 	}
 	if err := rows.Err(); err != nil {
 		return nil, s.dbErr(what, err)
@@ -74,9 +61,43 @@ func (s *SQLite) LoadFrom(ctx context.Context, sessionID string, after uint64) (
 	return decodeAll(sessionID, seqs, datas)
 }
 
-// blockSize is the size of the blocks LoadFrom copies rows into: few
+// readLastSeq begins the read transaction of a query over a session's
+// events, so that its last_seq and its rows are of one snapshot, and reads
+// last_seq. The caller rolls tx back. An unknown id is ErrNotFound.
+func (s *SQLite) readLastSeq(ctx context.Context, what, sessionID string) (tx *sql.Tx, last uint64, err error) {
+	tx, err = s.r.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		return nil, 0, s.dbErr(what, err)
+	}
+	if err := tx.QueryRowContext(ctx, `SELECT last_seq FROM sessions WHERE id = ?`, sessionID).Scan(&last); err != nil {
+		tx.Rollback()
+		if errors.Is(err, sql.ErrNoRows) {
+			return nil, 0, fmt.Errorf("session %s: %w", sessionID, ErrNotFound)
+		}
+		return nil, 0, s.dbErr(what, err)
+	}
+	return tx, last, nil
+}
+
+// blockSize is the size of the blocks a blockCopier copies into: few
 // allocations, none of them growing.
 const blockSize = 256 << 10
+
+// blockCopier copies the bytes of rows (sql.RawBytes, valid only until the
+// next Scan) into shared blocks of blockSize, rather than one allocation
+// per row.
+type blockCopier struct{ block []byte }
+
+// copy returns a copy of b, capped so that appending to it cannot reach
+// the next copy.
+func (c *blockCopier) copy(b []byte) []byte {
+	if len(c.block)+len(b) > cap(c.block) {
+		c.block = make([]byte, 0, max(blockSize, len(b)))
+	}
+	start := len(c.block)
+	c.block = append(c.block, b...)
+	return c.block[start:len(c.block):len(c.block)]
+}
 
 // parallelDecode is the number of events from which decodeAll uses every
 // CPU.
@@ -155,27 +176,18 @@ func scanInfo(row interface{ Scan(...any) error }) (Info, error) {
 // Heads returns the audit heads stored with a session's events (see Store).
 func (s *SQLite) Heads(ctx context.Context, sessionID string) ([][]byte, error) {
 	what := fmt.Sprintf("session %s: audit heads", sessionID)
-	// One read transaction: the count and the rows are of one snapshot.
-	tx, err := s.r.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	tx, last, err := s.readLastSeq(ctx, what, sessionID)
 	if err != nil {
-		return nil, s.dbErr(what, err)
+		return nil, err
 	}
 	defer tx.Rollback()
-	var last uint64
-	if err := tx.QueryRowContext(ctx, `SELECT last_seq FROM sessions WHERE id = ?`, sessionID).Scan(&last); err != nil {
-		if errors.Is(err, sql.ErrNoRows) {
-			return nil, fmt.Errorf("session %s: %w", sessionID, ErrNotFound)
-		}
-		return nil, s.dbErr(what, err)
-	}
 	rows, err := tx.QueryContext(ctx, `SELECT seq, audit_mac FROM events WHERE session_id = ? ORDER BY seq`, sessionID)
 	if err != nil {
 		return nil, s.dbErr(what, err)
 	}
 	defer rows.Close()
 	heads := make([][]byte, 0, last)
-	// The heads are copied into blocks: one allocation per few thousand.
-	var block []byte
+	var blocks blockCopier // one allocation per few thousand heads
 	for rows.Next() {
 		var seq uint64
 		var mac sql.RawBytes
@@ -189,12 +201,7 @@ func (s *SQLite) Heads(ctx context.Context, sessionID string) ([][]byte, error) 
 			heads = append(heads, nil)
 			continue
 		}
-		if len(block)+len(mac) > cap(block) {
-			block = make([]byte, 0, max(blockSize, len(mac)))
-		}
-		start := len(block)
-		block = append(block, mac...)
-		heads = append(heads, block[start:len(block):len(block)])
+		heads = append(heads, blocks.copy(mac))
 	}
 	if err := rows.Err(); err != nil {
 		return nil, s.dbErr(what, err)

@@ -243,26 +243,27 @@ func (l *Line) Computed() string {
 	return ""
 }
 
+// ScriptFromStdin reports whether a command of the line is a shell that
+// reads its script from the call's standard input (Command.ScriptFromStdin).
+func (l *Line) ScriptFromStdin() bool {
+	for _, c := range l.Commands {
+		if c.ScriptFromStdin {
+			return true
+		}
+	}
+	return false
+}
+
 // Args returns the texts of the words after the program.
 func (c *Command) Args() []string {
 	if len(c.Words) < 2 {
 		return nil
 	}
-	out := make([]string, len(c.Words)-1)
-	for i, w := range c.Words[1:] {
-		out[i] = w.Text
-	}
-	return out
+	return texts(c.Words[1:])
 }
 
 // Texts returns the texts of every word, the program's included.
-func (c *Command) Texts() []string {
-	out := make([]string, len(c.Words))
-	for i, w := range c.Words {
-		out[i] = w.Text
-	}
-	return out
-}
+func (c *Command) Texts() []string { return texts(c.Words) }
 
 // Normalized returns the command's words as deny rules should also see
 // them, or nil when they are the words as written: the program's base

@@ -251,8 +251,10 @@ options:
 		}
 	}
 	if len(rest) == 0 && len(assigns) == 0 {
-		if (p == "sudo" || p == "doas") && (hasShortOption(texts(args), 's') || hasShortOption(texts(args), 'i')) {
-			w.stdinScript(cmd, depth) // sudo -s: a shell reading stdin
+		if p == "sudo" || p == "doas" {
+			if ta := texts(args); hasShortOption(ta, 's') || hasShortOption(ta, 'i') {
+				w.stdinScript(cmd, depth) // sudo -s: a shell reading stdin
+			}
 		}
 		return // env alone prints, sudo -v validates, nohup alone fails
 	}
@@ -446,10 +448,8 @@ func (w *walker) gitConfig(cmd *Command, args []Word, depth int) {
 		}
 		parts := strings.Split(strings.ToLower(key), ".")
 		short := parts[0]
-		if len(parts) > 2 {
+		if len(parts) > 1 {
 			short = parts[0] + "." + parts[len(parts)-1]
-		} else if len(parts) == 2 {
-			short = parts[0] + "." + parts[1]
 		}
 		bang := strings.HasPrefix(value, "!")
 		switch {

@@ -287,7 +287,7 @@ func (w *walker) hdoc(x *syntax.Word, owner *Command, depth int) (string, bool) 
 	literal := true
 	for _, p := range x.Parts {
 		if l, ok := p.(*syntax.Lit); ok {
-			b.WriteString(unescapeHeredoc(l.Value))
+			b.WriteString(unescape(l.Value, heredocEscapes))
 			continue
 		}
 		literal = false

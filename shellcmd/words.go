@@ -37,7 +37,7 @@ func (w *walker) part(p syntax.WordPart, st *wordState, quoted, first bool, owne
 	switch p := p.(type) {
 	case *syntax.Lit:
 		if quoted {
-			st.b.WriteString(unescapeDouble(p.Value))
+			st.b.WriteString(unescape(p.Value, doubleEscapes))
 		} else {
 			st.unquoted(p.Value)
 		}
@@ -141,43 +141,29 @@ func (st *wordState) unquoted(s string) {
 	}
 }
 
-// unescapeDouble removes the backslashes that escape inside double quotes
-// (and in an expanded here-document): before $ ` " \ and newline.
-func unescapeDouble(s string) string {
+// The bytes a backslash escapes in a double-quoted string, and in the
+// body of an expanded here-document, where a double quote keeps it. In
+// both, backslash-newline joins lines.
+const (
+	doubleEscapes  = "$`\"\\"
+	heredocEscapes = "$`\\"
+)
+
+// unescape removes the backslashes that escape one of the bytes of
+// escapes, and each backslash-newline.
+func unescape(s, escapes string) string {
 	if strings.IndexByte(s, '\\') < 0 {
 		return s
 	}
 	var b strings.Builder
 	for i := 0; i < len(s); i++ {
 		if s[i] == '\\' && i+1 < len(s) {
-			switch s[i+1] {
-			case '$', '`', '"', '\\':
-				i++
-			case '\n':
+			if s[i+1] == '\n' {
 				i++
 				continue
 			}
-		}
-		b.WriteByte(s[i])
-	}
-	return b.String()
-}
-
-// unescapeHeredoc removes the backslashes of an expanded here-document
-// body: before $ ` \ and newline, not before a double quote.
-func unescapeHeredoc(s string) string {
-	if strings.IndexByte(s, '\\') < 0 {
-		return s
-	}
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		if s[i] == '\\' && i+1 < len(s) {
-			switch s[i+1] {
-			case '$', '`', '\\':
+			if strings.IndexByte(escapes, s[i+1]) >= 0 {
 				i++
-			case '\n':
-				i++
-				continue
 			}
 		}
 		b.WriteByte(s[i])

@@ -3,10 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
-	"crypto/hmac"
-	"crypto/sha256"
 	"database/sql"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -21,6 +18,7 @@ import (
 
 	"github.com/moteur/moteur/atrest"
 	"github.com/moteur/moteur/event"
+	"github.com/moteur/moteur/event/audittest"
 	"github.com/moteur/moteur/provider/openai/openaitest"
 	"github.com/moteur/moteur/session"
 	"github.com/moteur/moteur/tools"
@@ -81,44 +79,6 @@ func (h *harness) appendAudited(t *testing.T, id string, payloads ...any) {
 	}
 }
 
-// records rewrites every record of a log, its events unchanged, as someone
-// without the key could: keyed with key, or with the SHA-256 of earlier
-// versions (nil).
-func rehashLog(t *testing.T, log []byte, key []byte) []byte {
-	t.Helper()
-	var out []byte
-	prev := strings.Repeat("0", 64)
-	for _, line := range bytes.Split(bytes.TrimSuffix(log, []byte("\n")), []byte("\n")) {
-		var rec struct {
-			Index uint64          `json:"index"`
-			Event json.RawMessage `json:"event"`
-		}
-		if err := json.Unmarshal(line, &rec); err != nil {
-			t.Fatal(err)
-		}
-		var seal string
-		out, seal = appendHandRecord(out, rec.Index, prev, rec.Event, key)
-		prev = seal
-	}
-	return out
-}
-
-// appendHandRecord appends a record made by hand (see event/audit.go for
-// the format) and returns its seal.
-func appendHandRecord(dst []byte, index uint64, prev string, ev []byte, key []byte) ([]byte, string) {
-	canon := fmt.Appendf(nil, `{"index":%d,"prev":"%s","event":%s}`, index, prev, ev)
-	member, seal := "mac", ""
-	if key == nil {
-		sum := sha256.Sum256(canon)
-		member, seal = "hash", hex.EncodeToString(sum[:])
-	} else {
-		m := hmac.New(sha256.New, key)
-		m.Write(canon)
-		seal = hex.EncodeToString(m.Sum(nil))
-	}
-	return fmt.Appendf(dst, "%s,%q:%q}\n", canon[:len(canon)-1], member, seal), seal
-}
-
 // lastSeal is the mac of a log's last record.
 func lastSeal(t *testing.T, log []byte) string {
 	t.Helper()
@@ -153,7 +113,7 @@ func TestAuditVerifyAndRunRefuseATamperedLog(t *testing.T) {
 	other := bytes.Repeat([]byte{9}, 32)
 	forged := func(k []byte) []byte {
 		ev := fmt.Appendf(nil, `{"seq":9,"type":"UserMessage","session_id":"%s","time":"2026-01-01T00:00:00Z","payload":{"text":"forged"}}`, id)
-		b, _ := appendHandRecord(bytes.Clone(clean), 8, lastSeal(t, clean), ev, k)
+		b, _ := audittest.AppendRecord(bytes.Clone(clean), 8, lastSeal(t, clean), ev, k)
 		return b
 	}
 	stored := jsonLines(t, h.load(t, id))
@@ -178,9 +138,9 @@ func TestAuditVerifyAndRunRefuseATamperedLog(t *testing.T) {
 			"record 8 (line 9): an unkeyed record after keyed ones: written without the key"},
 		{"a forged record appended with another key", forged(other),
 			"record 8 (line 9): mac mismatch"},
-		{"the whole chain rewritten with another key", rehashLog(t, clean, other),
+		{"the whole chain rewritten with another key", audittest.Rehash(t, clean, other),
 			"record 0 (line 1): mac mismatch"},
-		{"the whole chain rehashed the old way", rehashLog(t, clean, nil),
+		{"the whole chain rehashed the old way", audittest.Rehash(t, clean, nil),
 			"record 0 (line 1): unkeyed, but the store holds a head for seq 1: the log was rewritten without the key"},
 		{"an event edited mid-file", bytes.Replace(clean, []byte("second"), []byte("secund"), 1),
 			"record 5 (line 6): mac mismatch"},
@@ -317,39 +277,39 @@ func TestRunStoresTheRecordACrashKeptFromTheStore(t *testing.T) {
 	}
 }
 
-// removeTool (test_remove) removes the path the test gave it and counts its
-// calls; markTool (test_mark) counts its calls. Neither is concurrent, so
-// calls of one round run one after the other.
-type removeTool struct {
-	path  string
-	calls *atomic.Int32
+// callTool is a test tool of risk read that counts its calls, does what
+// do does (when set) and answers content. It is not concurrent, so calls
+// of one round run one after the other.
+type callTool struct {
+	name, description, content string
+	do                         func() error
+	calls                      *atomic.Int32
 }
 
-func (removeTool) Name() string               { return "test_remove" }
-func (removeTool) Description() string        { return "Test tool: removes a path." }
-func (removeTool) Schema() json.RawMessage    { return json.RawMessage(`{"type":"object"}`) }
-func (removeTool) Risk() tools.Risk           { return tools.RiskRead }
-func (removeTool) Concurrent() bool           { return false }
-func (removeTool) Timeout() (d time.Duration) { return time.Minute }
-func (r removeTool) Execute(context.Context, json.RawMessage) (tools.Result, error) {
-	r.calls.Add(1)
-	if err := os.RemoveAll(r.path); err != nil {
-		return tools.Result{}, err
+// removeTool (test_remove) removes path; markTool (test_mark) only counts.
+func removeTool(path string, calls *atomic.Int32) callTool {
+	return callTool{name: "test_remove", description: "Test tool: removes a path.", content: "removed",
+		do: func() error { return os.RemoveAll(path) }, calls: calls}
+}
+
+func markTool(calls *atomic.Int32) callTool {
+	return callTool{name: "test_mark", description: "Test tool: counts its calls.", content: "marked", calls: calls}
+}
+
+func (c callTool) Name() string             { return c.name }
+func (c callTool) Description() string      { return c.description }
+func (callTool) Schema() json.RawMessage    { return json.RawMessage(`{"type":"object"}`) }
+func (callTool) Risk() tools.Risk           { return tools.RiskRead }
+func (callTool) Concurrent() bool           { return false }
+func (callTool) Timeout() (d time.Duration) { return time.Minute }
+func (c callTool) Execute(context.Context, json.RawMessage) (tools.Result, error) {
+	c.calls.Add(1)
+	if c.do != nil {
+		if err := c.do(); err != nil {
+			return tools.Result{}, err
+		}
 	}
-	return tools.Result{Content: "removed"}, nil
-}
-
-type markTool struct{ calls *atomic.Int32 }
-
-func (markTool) Name() string               { return "test_mark" }
-func (markTool) Description() string        { return "Test tool: counts its calls." }
-func (markTool) Schema() json.RawMessage    { return json.RawMessage(`{"type":"object"}`) }
-func (markTool) Risk() tools.Risk           { return tools.RiskRead }
-func (markTool) Concurrent() bool           { return false }
-func (markTool) Timeout() (d time.Duration) { return time.Minute }
-func (m markTool) Execute(context.Context, json.RawMessage) (tools.Result, error) {
-	m.calls.Add(1)
-	return tools.Result{Content: "marked"}, nil
+	return tools.Result{Content: c.content}, nil
 }
 
 // TestTurnStopsWhenTheAuditLogIsRemovedMidTurn: a tool removes the audit log
@@ -371,8 +331,8 @@ func TestTurnStopsWhenTheAuditLogIsRemovedMidTurn(t *testing.T) {
 				target := map[string]string{"file": h.auditFile(id), "directory": filepath.Dir(h.auditFile(id)), "MOTEUR_HOME": h.home()}[what]
 				var removed, marked atomic.Int32
 				h.tools = append(h.tools,
-					func() tools.Tool { return removeTool{path: target, calls: &removed} },
-					func() tools.Tool { return markTool{calls: &marked} })
+					func() tools.Tool { return removeTool(target, &removed) },
+					func() tools.Tool { return markTool(&marked) })
 				res := h.run(t, "run", "--session", id, "go")
 				if res.code != 1 || !strings.Contains(res.stderr, "audit") || !strings.Contains(res.stderr, event.ErrAuditFileGone.Error()) {
 					t.Errorf("exit %d, stderr %q; want 1 and the audit failure", res.code, res.stderr)
@@ -430,7 +390,7 @@ func TestAuditOfAnEarlierVersionsDataDirectory(t *testing.T) {
 	// hashes after an edit breaks the first keyed record.
 	cur, _ := os.ReadFile(v02)
 	lines := bytes.SplitAfter(cur, []byte("\n"))
-	prefix := rehashLog(t, bytes.Replace(bytes.Join(lines[:8], nil), []byte("Relance"), []byte("Relanc3"), 1), nil)
+	prefix := audittest.Rehash(t, bytes.Replace(bytes.Join(lines[:8], nil), []byte("Relance"), []byte("Relanc3"), 1), nil)
 	must(t, os.WriteFile(v02, append(prefix, bytes.Join(lines[8:], nil)...), 0o600))
 	if res := h.run(t, "audit", "verify", "compat-v02"); res.code != 1 || !strings.HasPrefix(res.stdout, "broken "+v02+": record 8 (line 9): prev") {
 		t.Errorf("an old prefix rewritten after the switch: exit %d, stdout %q", res.code, res.stdout)
@@ -442,14 +402,7 @@ func TestAuditOfAnEarlierVersionsDataDirectory(t *testing.T) {
 func TestAuditVerifyOfAForkChecksItsLinkToTheSource(t *testing.T) {
 	srv := openaitest.NewServer(t, openaitest.Answer("A"), openaitest.Answer("B"), openaitest.Answer("from the fork"))
 	h := newHarness(t, srv.BaseURL())
-	for _, p := range []string{"one", "two"} {
-		if res := h.run(t, "run", "--session", "s-src", p); res.code != 0 {
-			t.Fatalf("run: exit %d: %s", res.code, res.stderr)
-		}
-	}
-	if res := h.run(t, "sessions", "fork", "s-src", "--at", "4", "--id", "s-fork"); res.code != 0 {
-		t.Fatalf("fork: exit %d: %s", res.code, res.stderr)
-	}
+	h.forkAfterTwoTurns(t)
 	src, fork := h.auditFile("s-src"), h.auditFile("s-fork")
 	res := h.run(t, "audit", "verify", "s-fork")
 	if want := "ok 0 records  " + fork + ": no log yet: a fork of s-src with no event of its own; its first 4 events are in " + src + "\n"; res.code != 0 || res.stdout != want {
@@ -469,7 +422,7 @@ func TestAuditVerifyOfAForkChecksItsLinkToTheSource(t *testing.T) {
 	// The source's log replaced by one of another key: the fork's link
 	// breaks too.
 	clean, _ := os.ReadFile(src)
-	must(t, os.WriteFile(src, rehashLog(t, clean, bytes.Repeat([]byte{3}, 32)), 0o600))
+	must(t, os.WriteFile(src, audittest.Rehash(t, clean, bytes.Repeat([]byte{3}, 32)), 0o600))
 	res = h.run(t, "audit", "verify", "s-fork")
 	if res.code != 1 || !strings.HasPrefix(res.stdout, "broken "+fork+": record 3: the head the fork copied for seq 4 is not the mac of that record in "+src) {
 		t.Errorf("a changed source: exit %d, stdout %q", res.code, res.stdout)
@@ -499,10 +452,10 @@ func must(t *testing.T, err error) {
 	}
 }
 
-// TestRunAfterAPowerLossTearsARecord: the record being written when the
-// power went is torn, and its event never reached the store. run refuses
-// and says how to repair; repair cuts the torn bytes (kept aside); the
-// session continues.
+// TestAuditRepairAfterAPowerLossTearsARecord: the record being written
+// when the power went is torn, and its event never reached the store. run
+// refuses and says how to repair; repair cuts the torn bytes (kept aside);
+// the session continues.
 func TestAuditRepairAfterAPowerLossTearsARecord(t *testing.T) {
 	srv := openaitest.NewServer(t, openaitest.Answer("A"), openaitest.Answer("B"))
 	h := newHarness(t, srv.BaseURL())
@@ -513,7 +466,7 @@ func TestAuditRepairAfterAPowerLossTearsARecord(t *testing.T) {
 	path := h.auditFile(id)
 	clean := []byte(readFile(t, path))
 	ev := fmt.Appendf(nil, `{"seq":5,"type":"UserMessage","session_id":"%s","time":"2026-01-01T00:00:00Z","payload":{"text":"cut"}}`, id)
-	rec, _ := appendHandRecord(nil, 4, lastSeal(t, clean), ev, h.auditKey(t))
+	rec, _ := audittest.AppendRecord(nil, 4, lastSeal(t, clean), ev, h.auditKey(t))
 	must(t, os.WriteFile(path, append(bytes.Clone(clean), rec[:len(rec)/2]...), 0o600))
 	res := h.run(t, "run", "--session", id, "second")
 	if res.code != 1 || !strings.Contains(res.stderr, "record 4 (line 5): truncated record") || !strings.Contains(res.stderr, "moteur audit repair "+path) {

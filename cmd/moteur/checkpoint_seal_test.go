@@ -16,6 +16,7 @@ import (
 	"github.com/moteur/moteur/atrest"
 	"github.com/moteur/moteur/checkpoint"
 	"github.com/moteur/moteur/event"
+	"github.com/moteur/moteur/event/audittest"
 	"github.com/moteur/moteur/provider/openai/openaitest"
 	"github.com/moteur/moteur/session"
 )
@@ -134,7 +135,7 @@ func TestRewindOfAnUnkeyedDataDirectoryReadsItsClearCheckpoints(t *testing.T) {
 	logPath := auditPath(h.home(), "s-conf")
 	log, err := os.ReadFile(logPath)
 	must(t, err)
-	must(t, os.WriteFile(logPath, rehashLog(t, log, nil), 0o600))
+	must(t, os.WriteFile(logPath, audittest.Rehash(t, log, nil), 0o600))
 	db, err := sql.Open("sqlite", session.DefaultPath(h.home()))
 	must(t, err)
 	_, err = db.Exec(`UPDATE events SET audit_mac = NULL WHERE session_id = ?`, "s-conf")

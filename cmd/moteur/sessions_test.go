@@ -162,19 +162,25 @@ func TestSessionsShowMarksSyntheticAndFailedResults(t *testing.T) {
 	}
 }
 
-func TestSessionsForkThenContinueTheFork(t *testing.T) {
-	srv := openaitest.NewServer(t, openaitest.Answer("A"), openaitest.Answer("B"), openaitest.Answer("from the fork"))
-	h := newHarness(t, srv.BaseURL())
+// forkAfterTwoTurns runs two turns, "one" and "two", in session s-src and
+// forks it as s-fork at seq 4, which ends the first.
+func (h *harness) forkAfterTwoTurns(t *testing.T) {
+	t.Helper()
 	for _, p := range []string{"one", "two"} {
 		if res := h.run(t, "run", "--session", "s-src", p); res.code != 0 {
 			t.Fatalf("run: exit %d: %s", res.code, res.stderr)
 		}
 	}
-	// Seq 4 ends the first turn.
 	res := h.run(t, "sessions", "fork", "s-src", "--at", "4", "--id", "s-fork")
 	if res.code != 0 || res.stdout != "s-fork\n" {
 		t.Fatalf("fork: exit %d, stdout %q, stderr %q", res.code, res.stdout, res.stderr)
 	}
+}
+
+func TestSessionsForkThenContinueTheFork(t *testing.T) {
+	srv := openaitest.NewServer(t, openaitest.Answer("A"), openaitest.Answer("B"), openaitest.Answer("from the fork"))
+	h := newHarness(t, srv.BaseURL())
+	h.forkAfterTwoTurns(t)
 	if res := h.run(t, "run", "--session", "s-fork", "three"); res.code != 0 || res.stderr != "" {
 		t.Fatalf("run on the fork: exit %d, stderr %q", res.code, res.stderr)
 	}
@@ -197,7 +203,7 @@ func TestSessionsForkThenContinueTheFork(t *testing.T) {
 	}
 
 	// JSON, and a generated id.
-	res = h.run(t, "sessions", "fork", "--json", "s-src", "--at", "2")
+	res := h.run(t, "sessions", "fork", "--json", "s-src", "--at", "2")
 	var info map[string]any
 	if err := json.Unmarshal([]byte(res.stdout), &info); res.code != 0 || err != nil {
 		t.Fatalf("fork --json: exit %d, %v, stdout %q", res.code, err, res.stdout)

@@ -277,6 +277,10 @@ func TestMustConfirm(t *testing.T) {
 	if got := e.MustConfirm(raw); !strings.Contains(got, "stdin") {
 		t.Errorf("MustConfirm(bash with a computed stdin script) = %q", got)
 	}
+	raw, _ = json.Marshal(map[string]string{"command": "bash", "stdin": "ls; echo 'unterminated"})
+	if got := e.MustConfirm(raw); !strings.Contains(got, "reads from stdin cannot be parsed") {
+		t.Errorf("MustConfirm(bash with a stdin script that does not parse) = %q", got)
+	}
 }
 
 // The approval prompt shows the env and the stdin, not only the command.

@@ -453,10 +453,7 @@ func TestNewErrors(t *testing.T) {
 func TestBwrapRequiredButMissing(t *testing.T) {
 	t.Parallel()
 	root := t.TempDir()
-	e, err := shell.New(shell.Config{Root: root, Sandbox: shell.SandboxBwrap, BwrapPath: "/nonexistent/bin/bwrap"})
-	if err != nil {
-		t.Fatalf("New must not fail on a missing sandbox: %v", err)
-	}
+	e := newWithBwrap(t, root, shell.SandboxBwrap, "/nonexistent/bin/bwrap")
 	if e.Sandboxed() {
 		t.Error("Sandboxed without bwrap")
 	}
@@ -476,10 +473,7 @@ func TestBwrapRequiredButMissing(t *testing.T) {
 	}
 
 	// auto falls back to no sandbox, and says so.
-	e, err = shell.New(shell.Config{Root: root, Sandbox: shell.SandboxAuto, BwrapPath: "/nonexistent/bin/bwrap"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	e = newWithBwrap(t, root, shell.SandboxAuto, "/nonexistent/bin/bwrap")
 	if kind, detail := e.Describe(); kind != "none" || e.Sandboxed() || !strings.Contains(detail, "unsandboxed") {
 		t.Errorf("auto without bwrap: Describe = %q, %q", kind, detail)
 	}
@@ -488,16 +482,9 @@ func TestBwrapRequiredButMissing(t *testing.T) {
 
 func TestBwrapInstalledButBroken(t *testing.T) {
 	t.Parallel()
-	fake := filepath.Join(t.TempDir(), "bwrap")
-	script := "#!/bin/sh\necho 'bwrap: setting up uid map: Permission denied' >&2\nexit 1\n"
-	if err := os.WriteFile(fake, []byte(script), 0o755); err != nil {
-		t.Fatal(err)
-	}
+	fake := fakeBwrap(t, "#!/bin/sh\necho 'bwrap: setting up uid map: Permission denied' >&2\nexit 1\n")
 	root := t.TempDir()
-	e, err := shell.New(shell.Config{Root: root, Sandbox: shell.SandboxBwrap, BwrapPath: fake})
-	if err != nil {
-		t.Fatal(err)
-	}
+	e := newWithBwrap(t, root, shell.SandboxBwrap, fake)
 	res := run(t, context.Background(), e, cmd("touch ran"))
 	if !res.IsError || e.Sandboxed() {
 		t.Errorf("IsError %v Sandboxed %v", res.IsError, e.Sandboxed())
@@ -507,13 +494,31 @@ func TestBwrapInstalledButBroken(t *testing.T) {
 		t.Error("the command ran without its required sandbox")
 	}
 
-	e, err = shell.New(shell.Config{Root: root, Sandbox: shell.SandboxAuto, BwrapPath: fake})
-	if err != nil {
-		t.Fatal(err)
-	}
+	e = newWithBwrap(t, root, shell.SandboxAuto, fake)
 	if kind, detail := e.Describe(); kind != "none" || !strings.Contains(detail, "cannot create its sandbox") {
 		t.Errorf("auto with a broken bwrap: Describe = %q, %q", kind, detail)
 	}
+}
+
+// fakeBwrap writes script as a program named bwrap, for BwrapPath.
+func fakeBwrap(t *testing.T, script string) string {
+	t.Helper()
+	fake := filepath.Join(t.TempDir(), "bwrap")
+	if err := os.WriteFile(fake, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return fake
+}
+
+// newWithBwrap is a tool of sandbox mode mode in root, with bwrap as its
+// bubblewrap. New must not fail on a sandbox it cannot use.
+func newWithBwrap(t *testing.T, root, mode, bwrap string) *shell.Exec {
+	t.Helper()
+	e, err := shell.New(shell.Config{Root: root, Sandbox: mode, BwrapPath: bwrap})
+	if err != nil {
+		t.Fatalf("New (sandbox %s, bwrap %s): %v", mode, bwrap, err)
+	}
+	return e
 }
 
 func TestRegistry(t *testing.T) {

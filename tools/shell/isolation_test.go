@@ -298,16 +298,9 @@ func TestSandboxWithoutSeccomp(t *testing.T) {
 	t.Parallel()
 	needBwrap(t)
 	real, _ := exec.LookPath("bwrap")
-	fake := filepath.Join(t.TempDir(), "bwrap")
-	script := "#!/bin/sh\nfor a; do if [ \"$a\" = --seccomp ]; then echo 'bwrap: prctl(PR_SET_SECCOMP): Invalid argument' >&2; exit 1; fi; done\nexec " + real + " \"$@\"\n"
-	if err := os.WriteFile(fake, []byte(script), 0o755); err != nil {
-		t.Fatal(err)
-	}
+	fake := fakeBwrap(t, "#!/bin/sh\nfor a; do if [ \"$a\" = --seccomp ]; then echo 'bwrap: prctl(PR_SET_SECCOMP): Invalid argument' >&2; exit 1; fi; done\nexec "+real+" \"$@\"\n")
 	root := t.TempDir()
-	e, err := shell.New(shell.Config{Root: root, Sandbox: shell.SandboxBwrap, BwrapPath: fake})
-	if err != nil {
-		t.Fatal(err)
-	}
+	e := newWithBwrap(t, root, shell.SandboxBwrap, fake)
 	if kind, detail := e.Describe(); kind != "unavailable" || !strings.Contains(detail, "seccomp") {
 		t.Errorf("bwrap without its filter: Describe = %q, %q", kind, detail)
 	}
@@ -317,10 +310,7 @@ func TestSandboxWithoutSeccomp(t *testing.T) {
 		t.Error("mode bwrap ran a command without the seccomp filter")
 	}
 
-	e, err = shell.New(shell.Config{Root: root, Sandbox: shell.SandboxAuto, BwrapPath: fake})
-	if err != nil {
-		t.Fatal(err)
-	}
+	e = newWithBwrap(t, root, shell.SandboxAuto, fake)
 	kind, detail := e.Describe()
 	if kind != "bwrap" || !strings.Contains(detail, "no seccomp filter") {
 		t.Errorf("auto without the filter: Describe = %q, %q", kind, detail)

@@ -41,14 +41,18 @@ func (e *Exec) RiskOf(raw json.RawMessage) tools.Risk {
 	if err != nil {
 		return tools.RiskWrite
 	}
-	line, err := shellcmd.Parse(a.Command)
-	if err != nil {
+	return e.risk(a, wd, read(a))
+}
+
+// risk is RiskOf of a call run in wd.
+func (e *Exec) risk(a args, wd string, r reading) tools.Risk {
+	if r.err != nil {
 		return tools.RiskWrite
 	}
-	exists := e.existsFrom(wd, line)
-	class := line.Class(exists)
-	if in, ok := stdinScript(line, a.Stdin); ok {
-		class = max(class, in.Class(exists))
+	exists := e.existsFrom(wd, r.line)
+	class := r.line.Class(exists)
+	if r.fromStdin && r.stdin != nil {
+		class = max(class, r.stdin.Class(exists))
 	}
 	for k, v := range a.Env {
 		if shellcmd.EnvOf(k, v) != shellcmd.EnvSafe {
@@ -76,42 +80,54 @@ func (e *Exec) MustConfirm(raw json.RawMessage) string {
 	if err != nil {
 		return "" // Execute refuses it and runs nothing
 	}
-	line, err := shellcmd.Parse(a.Command)
-	if err != nil {
-		return fmt.Sprintf("Moteur cannot parse this command line (%v), so no rule can tell what it would run.", err)
+	r := read(a)
+	if r.err != nil {
+		return fmt.Sprintf("Moteur cannot parse this command line (%v), so no rule can tell what it would run.", r.err)
 	}
-	if why := line.Computed(); why != "" {
+	if why := r.line.Computed(); why != "" {
 		return "What this command runs is only known when it runs (" + why + "), so no rule can vouch for it."
 	}
-	if in, ok := stdinScript(line, a.Stdin); ok {
-		if in == nil {
+	if r.fromStdin {
+		if r.stdin == nil {
 			return "The script this command reads from stdin cannot be parsed, so no rule can tell what it would run."
 		}
-		if why := in.Computed(); why != "" {
+		if why := r.stdin.Computed(); why != "" {
 			return "What the script given on stdin runs is only known when it runs (" + why + "), so no rule can vouch for it."
 		}
 	}
 	if filepath.Base(e.shell) != "bash" {
 		posix, err := shellcmd.ParsePOSIX(a.Command)
-		if err != nil || !slices.Equal(posix.Programs(), line.Programs()) {
+		if err != nil || !slices.Equal(posix.Programs(), r.line.Programs()) {
 			return fmt.Sprintf("The shell here is %s, not bash, and it may read this line differently from the permission rules, which read it as bash does.", e.shell)
 		}
 	}
 	return ""
 }
 
-// stdinScript returns the script a shell of the line reads from the
-// call's stdin, parsed (nil when it does not parse); ok is false when no
-// shell reads it.
-func stdinScript(line *shellcmd.Line, stdin string) (*shellcmd.Line, bool) {
-	if stdin == "" || !slices.ContainsFunc(line.Commands, func(c *shellcmd.Command) bool { return c.ScriptFromStdin }) {
-		return nil, false
+// reading is the one parse of a call's command line, and of the script a
+// shell of the line reads from the call's stdin.
+type reading struct {
+	line *shellcmd.Line
+	err  error // the line's; when set, the stdin is not read
+	// fromStdin: a shell of the line reads the call's stdin as its script,
+	// stdin, which is nil when it does not parse.
+	fromStdin bool
+	stdin     *shellcmd.Line
+}
+
+// read parses a call's command line and the script its stdin is.
+func read(a args) reading {
+	var r reading
+	if r.line, r.err = shellcmd.Parse(a.Command); r.err != nil {
+		return r
 	}
-	in, err := shellcmd.Parse(stdin)
-	if err != nil {
-		return nil, true
+	if a.Stdin != "" && r.line.ScriptFromStdin() {
+		r.fromStdin = true
+		if in, err := shellcmd.Parse(a.Stdin); err == nil {
+			r.stdin = in
+		}
 	}
-	return in, true
+	return r
 }
 
 // maxDirs bounds the working directories a line is followed through.
@@ -192,14 +208,13 @@ func present(p string) bool {
 // at run time. With bubblewrap the rest of the file system is read-only
 // and no such check is needed. A line that does not parse was confirmed by
 // the user as it is (MustConfirm) and is not judged here.
-func (e *Exec) checkRedirects(a args, wd string) error {
-	line, err := shellcmd.Parse(a.Command)
-	if err != nil {
+func (e *Exec) checkRedirects(r reading, wd string) error {
+	if r.err != nil {
 		return nil
 	}
-	cmds := line.Commands
-	if in, ok := stdinScript(line, a.Stdin); ok && in != nil {
-		cmds = append(slices.Clip(cmds), in.Commands...)
+	cmds := r.line.Commands
+	if r.stdin != nil {
+		cmds = append(slices.Clip(cmds), r.stdin.Commands...)
 	}
 	ds, known := dirs(wd, &shellcmd.Line{Commands: cmds})
 	for _, c := range cmds {

@@ -78,7 +78,7 @@ type sandbox struct {
 	kind     string
 	bwrap    string   // absolute path of bwrap when kind is kindBwrap
 	runFiles []string // files of /run shown again, read-only
-	uid      int      // --uid and --gid inside, or -1 to keep the user's
+	nobody   bool     // commands run as SandboxUID inside (Moteur is root)
 	filter   *filter  // the seccomp program, nil without one
 	iso      Isolation
 	detail   string // for Describe
@@ -103,7 +103,7 @@ func newSandbox(mode, bwrapPath, root, shell string) (sandbox, error) {
 	switch mode {
 	case "", SandboxAuto, SandboxBwrap:
 	case SandboxNone:
-		return sandbox{kind: kindNone, uid: -1, detail: "no sandbox: commands run with the user's rights; only the environment is reduced"}, nil
+		return sandbox{kind: kindNone, detail: "no sandbox: commands run with the user's rights; only the environment is reduced"}, nil
 	default:
 		return sandbox{}, fmt.Errorf("shell: unknown sandbox mode %q (want %s, %s or %s)", mode, SandboxAuto, SandboxBwrap, SandboxNone)
 	}
@@ -119,12 +119,9 @@ func newSandbox(mode, bwrapPath, root, shell string) (sandbox, error) {
 		if required {
 			return unavailable(why, installHint), nil
 		}
-		return sandbox{kind: kindNone, uid: -1, detail: why + ": commands run unsandboxed; " + installHint + " to confine them"}, nil
+		return sandbox{kind: kindNone, detail: why + ": commands run unsandboxed; " + installHint + " to confine them"}, nil
 	}
-	sb := sandbox{kind: kindBwrap, bwrap: path, runFiles: resolverFiles(), uid: -1}
-	if os.Geteuid() == 0 {
-		sb.uid = SandboxUID
-	}
+	sb := sandbox{kind: kindBwrap, bwrap: path, runFiles: resolverFiles(), nobody: os.Geteuid() == 0}
 	prot := protect(root, tools.ControlPaths(root))
 
 	var noFilter string // why the sandbox runs without the filter
@@ -149,7 +146,7 @@ func newSandbox(mode, bwrapPath, root, shell string) (sandbox, error) {
 		if required {
 			return unavailable(why, brokenHint), nil
 		}
-		return sandbox{kind: kindNone, uid: -1, detail: why + ": commands run unsandboxed"}, nil
+		return sandbox{kind: kindNone, detail: why + ": commands run unsandboxed"}, nil
 	}
 	iso.ReadOnly = prot.readOnlyRel
 	missing := iso.missing(sb.filter != nil)
@@ -174,7 +171,6 @@ func newSandbox(mode, bwrapPath, root, shell string) (sandbox, error) {
 func unavailable(why, fix string) sandbox {
 	return sandbox{
 		kind:    kindUnavailable,
-		uid:     -1,
 		detail:  why + "; the configuration requires it, so every command is refused until you " + fix,
 		refusal: "shell_exec is refused: the configuration requires the bubblewrap sandbox, but " + why + ". Nothing was run. To enable the tool, " + fix + ", or set the sandbox to \"none\" to run commands unsandboxed.",
 	}
@@ -373,8 +369,8 @@ func (s sandbox) args(root, wd string, network bool, shell, script string, prot 
 		"--unshare-all",
 		"--unshare-user",
 	)
-	if s.uid >= 0 {
-		argv = append(argv, "--uid", strconv.Itoa(s.uid), "--gid", strconv.Itoa(s.uid))
+	if s.nobody {
+		argv = append(argv, "--uid", strconv.Itoa(SandboxUID), "--gid", strconv.Itoa(SandboxUID))
 	}
 	// As root bwrap keeps every capability inside unless told; for
 	// anyone else it drops them already, and this says so again.

@@ -145,7 +145,7 @@ func BenchmarkCallSetup(b *testing.B) {
 	if err != nil {
 		b.Skipf("no filter: %v", err)
 	}
-	sb := sandbox{kind: kindBwrap, bwrap: "/usr/bin/bwrap", filter: &f, uid: -1}
+	sb := sandbox{kind: kindBwrap, bwrap: "/usr/bin/bwrap", filter: &f}
 	b.ReportAllocs()
 	for b.Loop() {
 		paths := tools.ControlPaths(root)

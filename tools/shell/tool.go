@@ -182,8 +182,9 @@ func (e *Exec) Execute(ctx context.Context, raw json.RawMessage) (tools.Result, 
 	if err != nil {
 		return refuse(err), nil
 	}
+	r := read(a)
 	if !e.Sandboxed() {
-		if err := e.checkRedirects(a, wd); err != nil {
+		if err := e.checkRedirects(r, wd); err != nil {
 			return refuse(err), nil
 		}
 	}
@@ -228,7 +229,7 @@ func (e *Exec) Execute(ctx context.Context, raw json.RawMessage) (tools.Result, 
 		// First, so that no truncation of the output can drop it.
 		res.Content = note + "\n" + res.Content
 	}
-	res.NotUndoable = e.RiskOf(raw) != tools.RiskProbe
+	res.NotUndoable = e.risk(a, wd, r) != tools.RiskProbe
 	return res, nil
 }
 
