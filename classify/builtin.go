@@ -1,9 +1,13 @@
 package classify
 
 import (
+	"math/bits"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/moteur/moteur/textfold"
 )
 
 // The built-in markings and the "marking position" of bare level words are
@@ -71,21 +75,79 @@ var labels = []string{"classification", "niveau", "marking", "marquage", "mentio
 
 // multiByFirst indexes the multi-word patterns by their first byte (upper
 // case), grouped by first word, which is then matched once for all of
-// them; bareByFirst indexes bare words the same way. start marks the bytes
-// that may begin a marking (including TLP's "t"), startCI the same in any
-// case.
+// them; bareByFirst indexes bare words the same way.
 var (
 	multiByFirst [256][]firstWord
 	bareByFirst  [256][]int
-	start        [256]bool
-	startCI      [256]bool
+)
+
+// pairs tells the scan, for every two bytes c, n at i, i+1 (at pairOf(c,
+// n)), what to do at i: look for a marking, when c, n may be the first two
+// bytes of one (pairStart; in any case, pairStartCI), and show the
+// textfold.Reading c (pairThis) or n (pairNext), as textfold.Look asks.
+// Most pairs ask for nothing: reading a pair at a time, the scan stops
+// where something may happen, not at every capital or accented letter.
+var pairs = sync.OnceValue(func() *[1 << 16]uint8 {
+	var t [1 << 16]uint8
+	// The first two letters of every first word, in upper case (the
+	// second, when an E, may be É, È, Ê or Ë: the first byte of those is
+	// 0xC3), and in any case; "tl" in any case (TLP).
+	opens := func(w string) {
+		seconds := []byte{w[1], w[1] | 0x20}
+		if w[1] == 'E' {
+			seconds = append(seconds, 0xC3)
+		}
+		for _, n := range seconds {
+			if n == w[1] || n == 0xC3 {
+				t[pairOf(w[0], n)] |= pairStart
+			}
+			t[pairOf(w[0], n)] |= pairStartCI
+			t[pairOf(w[0]|0x20, n)] |= pairStartCI
+		}
+	}
+	for _, p := range multi {
+		opens(p.words[0])
+	}
+	for _, p := range bare {
+		opens(p.words[0])
+	}
+	for _, c := range []byte("tT") {
+		for _, n := range []byte("lL") {
+			t[pairOf(c, n)] |= pairStart | pairStartCI
+		}
+	}
+	for c := range 256 {
+		for n := range 256 {
+			this, next := textfold.Look(byte(c), byte(n))
+			if this {
+				t[pairOf(byte(c), byte(n))] |= pairThis
+			}
+			if next {
+				t[pairOf(byte(c), byte(n))] |= pairNext
+			}
+		}
+	}
+	return &t
+})
+
+// pairOf is the index in pairs of c followed by n: the two bytes read as
+// a little-endian number, as the scan reads them.
+func pairOf(c, n byte) uint16 { return uint16(c) | uint16(n)<<8 }
+
+const (
+	pairStart uint8 = 1 << iota
+	pairStartCI
+	pairThis
+	pairNext
 )
 
 // firstWord is a first word and the multi-word patterns starting with it,
-// in the order of multi.
+// in the order of multi. second marks the bytes their second words may
+// start with (an E as É, È, …: 0xC3), and secondCI the same in any case.
 type firstWord struct {
-	word     string
-	patterns []int
+	word             string
+	patterns         []int
+	second, secondCI [256]bool
 }
 
 func init() {
@@ -99,18 +161,18 @@ func init() {
 		if k == len(groups) {
 			groups = append(groups, firstWord{word: p.words[0]})
 		}
-		groups[k].patterns = append(groups[k].patterns, i)
+		g := &groups[k]
+		g.patterns = append(g.patterns, i)
+		b := p.words[1][0]
+		g.second[b], g.secondCI[b], g.secondCI[lowerASCII(b)] = true, true, true
+		if b == 'E' {
+			g.second[0xC3], g.secondCI[0xC3] = true, true
+		}
 		multiByFirst[c] = groups
-		start[c] = true
 	}
 	for i, p := range bare {
 		c := p.words[0][0]
 		bareByFirst[c] = append(bareByFirst[c], i)
-		start[c] = true
-	}
-	start['T'], start['t'] = true, true
-	for c := range 256 {
-		startCI[c] = start[c] || c >= 'a' && c <= 'z' && start[c-0x20]
 	}
 }
 
@@ -127,46 +189,78 @@ type scanner struct {
 
 // scanBuiltin returns the leftmost built-in marking in s.
 func scanBuiltin(s string, ci bool) (from, to int, rule string, ok bool) {
+	return scanReading(s, ci, nil)
+}
+
+// scanReading is scanBuiltin showing r, when not nil, what it must be
+// shown of s (see textfold.Look), up to the marking found or the end: one
+// pass over the text both looks for markings in it and tells whether
+// folding it could matter.
+func scanReading(s string, ci bool, r *textfold.Reading) (from, to int, rule string, ok bool) {
 	sc := scanner{s, ci}
+	start := pairStart
 	if ci {
-		for i := 0; i+1 < len(s); i++ {
-			if startCI[s[i]] && mayStart(s[i], s[i+1], true) {
-				if end, r, ok := sc.at(i); ok {
-					return i, end, r, true
+		start = pairStartCI
+	}
+	stop := start
+	if r != nil {
+		stop |= pairThis | pairNext
+	}
+	t := pairs()
+	stops := uint64(stop) * 0x0101010101010101
+	for i := 0; i+1 < len(s); {
+		// Eight pairs at a time: most ask for nothing. The entries of
+		// those that ask for something go in the bytes of m, found by
+		// their bits.
+		var m uint64
+		k := 0
+		if i+8 < len(s) {
+			// Eight of the nine bytes as one number (one load): each
+			// pair's index is two of its bytes.
+			w := s[i : i+9]
+			x := uint64(w[0]) | uint64(w[1])<<8 | uint64(w[2])<<16 | uint64(w[3])<<24 |
+				uint64(w[4])<<32 | uint64(w[5])<<40 | uint64(w[6])<<48 | uint64(w[7])<<56
+			f0, f1, f2, f3 := t[uint16(x)], t[uint16(x>>8)], t[uint16(x>>16)], t[uint16(x>>24)]
+			f4, f5, f6, f7 := t[uint16(x>>32)], t[uint16(x>>40)], t[uint16(x>>48)], t[uint16(x>>56)|uint16(w[8])<<8]
+			if (f0|f1|f2|f3|f4|f5|f6|f7)&stop == 0 {
+				i += 8
+				continue
+			}
+			m = uint64(f0) | uint64(f1)<<8 | uint64(f2)<<16 | uint64(f3)<<24 |
+				uint64(f4)<<32 | uint64(f5)<<40 | uint64(f6)<<48 | uint64(f7)<<56
+			k = 8
+		} else {
+			for ; i+k+1 < len(s); k++ {
+				m |= uint64(t[pairOf(s[i+k], s[i+k+1])]) << (8 * k)
+			}
+		}
+		for m &= stops; m != 0; {
+			b := bits.TrailingZeros64(m) &^ 7
+			f := uint8(m >> b)
+			m &^= 0xFF << b
+			j := i + b/8
+			if f&pairThis != 0 {
+				r.Show(j)
+			}
+			if f&pairNext != 0 {
+				r.Show(j + 1)
+			}
+			if f&start != 0 {
+				if end, rl, ok := sc.at(j); ok {
+					return j, end, rl, true
 				}
 			}
 		}
-		return 0, 0, "", false
+		i += k
 	}
-	for i := 0; i+1 < len(s); i++ {
-		c := s[i]
-		if !start[c] {
-			continue
-		}
-		if mayStart(c, s[i+1], false) {
-			if end, r, ok := sc.at(i); ok {
-				return i, end, r, true
-			}
-		}
+	if last := len(s) - 1; r != nil && last >= 0 && textfold.Loud(s[last]) && utf8.RuneStart(s[last]) {
+		r.Show(last)
 	}
 	return 0, 0, "", false
 }
 
-// mayStart reports whether the two bytes c, n may begin a marking: "tl"
-// in any case, or two capitals (the second may be the first byte of É,
-// È, …: an E of SECRET or RESTREINT may be accented), or two letters when
-// ci. Small enough to be inlined in the scanning loops.
-func mayStart(c, n byte, ci bool) bool {
-	if c|0x20 == 't' && n|0x20 == 'l' {
-		return true
-	}
-	if ci {
-		return isLetterASCII(c) && (isLetterASCII(n) || n == 0xC3)
-	}
-	return isUpperASCII(c) && (isUpperASCII(n) || n == 0xC3)
-}
-
-// at tries every built-in marking at s[i], whose two bytes mayStart one.
+// at tries every built-in marking at s[i], whose two bytes may start one
+// (see pairs).
 func (sc scanner) at(i int) (end int, rule string, ok bool) {
 	s := sc.s
 	c, n := s[i], s[i+1]
@@ -207,22 +301,34 @@ func (sc scanner) matchMulti(i int) (end int, rule string, ok bool) {
 	if i >= len(s) {
 		return 0, "", false
 	}
-	for _, g := range multiByFirst[s[i]&^0x20] {
+	for k := range multiByFirst[s[i]&^0x20] {
+		g := &multiByFirst[s[i]&^0x20][k]
 		first, ok := sc.matchWord(i, g.word)
 		if !ok {
 			continue
 		}
+		// What separates the first word from the second is the same for
+		// every pattern of the group, and so is the byte the second starts
+		// with: most groups end there.
+		sep := matchSep(s, first)
+		if sep >= len(s) || !sc.ci && !g.second[s[sep]] || sc.ci && !g.secondCI[s[sep]] {
+			continue
+		}
 	next:
-		for _, k := range g.patterns {
-			j := first
-			for _, word := range multi[k].words[1:] {
+		for _, p := range g.patterns {
+			words := multi[p].words
+			j, ok := sc.matchWord(sep, words[1])
+			if !ok {
+				continue
+			}
+			for _, word := range words[2:] {
 				j = matchSep(s, j)
 				if j, ok = sc.matchWord(j, word); !ok {
 					continue next
 				}
 			}
 			if !wordAt(s, j) {
-				return j, multi[k].rule, true
+				return j, multi[p].rule, true
 			}
 		}
 	}
@@ -276,7 +382,7 @@ func matchSep(s string, j int) int {
 			r, n = utf8.DecodeRuneInString(s[j:])
 		}
 		switch {
-		case isSpace(r) || isLineBreak(r):
+		case isSpace(r) || textfold.IsLineBreak(r):
 		case isHyphen(r):
 			if hyphens++; hyphens > 1 {
 				return j
@@ -306,7 +412,7 @@ func (sc scanner) matchTLP(i int) (int, string, bool) {
 	for j < len(s) {
 		r, n := utf8.DecodeRuneInString(s[j:])
 		switch {
-		case isSpace(r) || isLineBreak(r):
+		case isSpace(r) || textfold.IsLineBreak(r):
 		case r == ':' || r == '\uFF1A' || isHyphen(r) || r == '\u2013':
 			if tag {
 				return 0, "", false // "TLP::RED", "TLP:-RED"
@@ -359,7 +465,7 @@ func (sc scanner) markingPosition(i, end int) bool {
 	j := i
 	for j > 0 {
 		r, n := lastRune(s, j)
-		if isLineBreak(r) {
+		if textfold.IsLineBreak(r) {
 			break
 		}
 		if !isDecoration(r) {
@@ -367,7 +473,7 @@ func (sc scanner) markingPosition(i, end int) bool {
 		}
 		j -= n
 	}
-	if r, _ := lastRune(s, j); j == 0 || isLineBreak(r) {
+	if r, _ := lastRune(s, j); j == 0 || textfold.IsLineBreak(r) {
 		if sc.tailOK(end, 0) {
 			return true
 		}
@@ -474,7 +580,7 @@ func (sc scanner) tailOK(end int, closer byte) bool {
 		switch {
 		case closer != 0 && c == closer:
 			return true
-		case isLineBreak(r):
+		case textfold.IsLineBreak(r):
 			return closer == 0
 		case c >= 'a' && c <= 'z', c >= utf8.RuneSelf && unicode.IsLower(r):
 			return false
@@ -517,23 +623,13 @@ func isSpace(r rune) bool {
 	return r == 0xA0 || r == 0x1680 || r >= 0x2000 && r <= 0x200B || r == 0x202F || r == 0x205F || r == 0x3000 || r == 0xFEFF
 }
 
-// isLineBreak reports whether r ends a line. Form feed counts: pdftotext
-// separates pages with it, so a page's banner follows one.
-func isLineBreak(r rune) bool {
-	switch r {
-	case '\n', '\r', '\f', '\v', 0x85, 0x2028, 0x2029:
-		return true
-	}
-	return false
-}
-
 // lineBreakAt reports whether a line break starts at s[j].
 func lineBreakAt(s string, j int) bool {
 	if c := s[j]; c < utf8.RuneSelf {
-		return isLineBreak(rune(c))
+		return textfold.IsLineBreak(rune(c))
 	}
 	r, _ := utf8.DecodeRuneInString(s[j:])
-	return isLineBreak(r)
+	return textfold.IsLineBreak(r)
 }
 
 // lastRune decodes the rune ending at s[j]; at j == 0 it returns (0, 0).

@@ -6,6 +6,7 @@ import (
 	"path"
 	"path/filepath"
 	"regexp"
+	"regexp/syntax"
 	"runtime"
 	"strings"
 	"unicode"
@@ -63,6 +64,12 @@ type Classifier struct {
 type userMarking struct {
 	re   *regexp.Regexp
 	rule string
+	// lead is text every match starts with, white space excluded, in any
+	// ASCII case when leadFold; "" when the expression has none. capsLead
+	// is the start of lead that inert text keeps as it is (see capsPrefix).
+	lead     string
+	leadFold bool
+	capsLead string
 }
 
 type userGlob struct {
@@ -115,7 +122,144 @@ func compileMarking(expr string, ci bool) (userMarking, error) {
 	if re.MatchString("") {
 		return userMarking{}, fmt.Errorf("classify: marking %q: matches the empty string, so every text would be classified", expr)
 	}
-	return userMarking{re: re, rule: "marking:" + expr}, nil
+	m := userMarking{re: re, rule: "marking:" + expr}
+	if syn, err := syntax.Parse(src, syntax.Perl); err == nil {
+		m.lead, m.leadFold = leadOf(syn)
+		m.capsLead = capsPrefix(m.lead, m.leadFold)
+	}
+	return m, nil
+}
+
+// leadOf returns a literal every match of re starts with ("PROJET" for
+// "PROJET ALPHA", "CLIENT-" for "CLIENT-[0-9]{4}") and whether it is
+// matched in any case: the literal's runes up to the first white space
+// (folded text has a space where the original may have a line break, or
+// any run of white space) and, when matched in any case, up to the first
+// rune outside ASCII (whose case folding mayBeIn does not weigh). "" when
+// there is none.
+func leadOf(re *syntax.Regexp) (string, bool) {
+	runes, fold := leadRunes(re)
+	var b strings.Builder
+	for _, r := range runes {
+		if unicode.IsSpace(r) || fold && r >= utf8.RuneSelf {
+			break
+		}
+		b.WriteRune(r)
+	}
+	return b.String(), fold
+}
+
+// leadRunes returns the literal runes every match of re starts with.
+func leadRunes(re *syntax.Regexp) (runes []rune, fold bool) {
+	switch re.Op {
+	case syntax.OpLiteral:
+		return re.Rune, re.Flags&syntax.FoldCase != 0
+	case syntax.OpCapture, syntax.OpPlus:
+		return leadRunes(re.Sub[0])
+	case syntax.OpRepeat:
+		if re.Min >= 1 {
+			return leadRunes(re.Sub[0])
+		}
+	case syntax.OpConcat:
+		for k, sub := range re.Sub {
+			switch sub.Op {
+			case syntax.OpBeginLine, syntax.OpBeginText, syntax.OpWordBoundary, syntax.OpNoWordBoundary:
+				continue // zero-width: the match starts with what follows
+			case syntax.OpLiteral:
+				// Literals in a row, of one case rule, are one.
+				runes, fold = append([]rune(nil), sub.Rune...), sub.Flags&syntax.FoldCase != 0
+				for _, next := range re.Sub[k+1:] {
+					if next.Op != syntax.OpLiteral || (next.Flags&syntax.FoldCase != 0) != fold {
+						break
+					}
+					runes = append(runes, next.Rune...)
+				}
+				return runes, fold
+			}
+			return leadRunes(sub)
+		}
+	}
+	return nil, false
+}
+
+// capsPrefix returns the longest start of lead made of capitals, digits,
+// "-" and ":" (of digits, "-" and ":" when fold: a letter matched in any
+// case may be a lower-case one), which inert text keeps as it is (see
+// mayBeIn).
+func capsPrefix(lead string, fold bool) string {
+	for i := 0; i < len(lead); i++ {
+		c := lead[i]
+		if !(c >= '0' && c <= '9' || c == '-' || c == ':' || !fold && c >= 'A' && c <= 'Z') {
+			return lead[:i]
+		}
+	}
+	return lead
+}
+
+// mayBeIn reports whether m, which did not match t.s, could match its
+// folded text with line breaks read as spaces (see flatIndex), judging by
+// the text m's matches start with.
+//
+// Plain text (textfold.Plain) reads as it is but for its white space, so
+// a match starts with m.lead as t.s writes it. Plain text holds no rune
+// outside ASCII whose case folds to an ASCII letter (the Kelvin sign, the
+// long s: NFKC changes them), so an ASCII lead is matched in any case by
+// ASCII alone.
+//
+// Inert text (textfold.Inert) folds to itself in its capitals, digits,
+// "-" and ":": folding makes none of them (the escapes it decodes there
+// are lower-case letters and punctuation), removes nothing next to one,
+// joins no spaced letters and maps no look-alike, so a run of them in the
+// folded text, m.capsLead, is one in t.s.
+func (m userMarking) mayBeIn(t *text) bool {
+	switch {
+	case t.read.Plain():
+		if m.lead == "" {
+			return true
+		}
+		if !m.leadFold {
+			return strings.Contains(t.s, m.lead)
+		}
+		return containsFoldASCII(t.s, m.lead)
+	case t.read.Inert() && m.capsLead != "":
+		return strings.Contains(t.s, m.capsLead)
+	}
+	return true
+}
+
+// containsFoldASCII reports whether s contains lead (ASCII) in any case.
+func containsFoldASCII(s, lead string) bool {
+	c := lead[0]
+	for _, first := range []byte{lowerASCII(c), upperASCII(c)} {
+		for i := 0; ; i++ {
+			j := strings.IndexByte(s[i:], first)
+			if j < 0 {
+				break
+			}
+			i += j
+			if len(s)-i >= len(lead) && strings.EqualFold(s[i:i+len(lead)], lead) {
+				return true
+			}
+		}
+		if lowerASCII(c) == upperASCII(c) {
+			break
+		}
+	}
+	return false
+}
+
+func lowerASCII(c byte) byte {
+	if c >= 'A' && c <= 'Z' {
+		return c + 'a' - 'A'
+	}
+	return c
+}
+
+func upperASCII(c byte) byte {
+	if c >= 'a' && c <= 'z' {
+		return c - ('a' - 'A')
+	}
+	return c
 }
 
 var errBadGlob = errors.New("invalid glob")
@@ -148,8 +292,8 @@ func compileGlob(g string, fold bool) (userGlob, error) {
 // included) is read as it is, without folding.
 func (c *Classifier) Text(s string) (Match, bool) {
 	ci := c != nil && c.ci
-	t := text{s: s}
-	start, end, rule, found := scanBuiltin(s, ci)
+	t := text{s: s, read: textfold.NewReading(s)}
+	start, end, rule, found := scanReading(s, ci, &t.read)
 	if c != nil {
 		for _, m := range c.markings {
 			// Only a match starting before the best one so far can win; a
@@ -161,11 +305,12 @@ func (c *Classifier) Text(s string) (Match, bool) {
 		}
 	}
 	if !found {
+		// The scan went to the end: the reading is whole.
 		start, end, rule, found = t.builtinFolded(ci)
 	}
 	if !found && c != nil {
 		for _, m := range c.markings {
-			if loc := t.flatIndex(m.re); loc != nil && (!found || loc[0] < start) {
+			if loc := t.flatIndex(m); loc != nil && (!found || loc[0] < start) {
 				start, end, rule, found = loc[0], loc[1], m.rule, true
 			}
 		}
@@ -179,7 +324,7 @@ func (c *Classifier) Text(s string) (Match, bool) {
 // text is one text being classified, with its folded forms made on demand.
 type text struct {
 	s      string
-	plain  bool             // textfold.Plain(s), set by flatIndex
+	read   textfold.Reading // shown s whole by the scan
 	folded *string          // textfold.Fold(s)
 	flat   *string          // what user markings read: see flatIndex
 	mapped *textfold.Folded // folded with the map back to s
@@ -209,7 +354,7 @@ func (t *text) origin(i, j int) (int, int) {
 // (textfold.Inert), so code's escapes and "*p" need no fold; in any case,
 // everything can (textfold.Plain).
 func (t *text) builtinFolded(ci bool) (from, to int, rule string, ok bool) {
-	if ci && textfold.Plain(t.s) || !ci && textfold.Inert(t.s) {
+	if ci && t.read.Plain() || !ci && t.read.Inert() {
 		return 0, 0, "", false
 	}
 	from, to, rule, ok = scanBuiltin(t.fold(), ci)
@@ -220,15 +365,20 @@ func (t *text) builtinFolded(ci bool) (from, to int, rule string, ok bool) {
 	return from, to, rule, true
 }
 
-// flatIndex matches re on the folded text with line breaks read as
-// spaces, and returns the match's span in s; nil when that text is s (the
-// caller matched s already) or re does not match. Plain text only differs
-// from its folded form in its white space: there every run of it is read
-// as one space, without folding.
-func (t *text) flatIndex(re *regexp.Regexp) []int {
+// flatIndex matches m on the folded text with line breaks read as spaces,
+// and returns the match's span in s; nil when that text is s (the caller
+// matched s already) or m does not match. Plain text only differs from its
+// folded form in its white space: there every run of it is read as one
+// space, without folding. A marking whose matches start with text that s
+// lacks and folding cannot make (see mayBeIn) is not looked for at all.
+func (t *text) flatIndex(m userMarking) []int {
+	if !m.mayBeIn(t) {
+		return nil
+	}
+	plain := t.read.Plain()
 	if t.flat == nil {
 		var f string
-		if t.plain = textfold.Plain(t.s); t.plain {
+		if plain {
 			f = collapseSpace(t.s)
 		} else {
 			f = strings.ReplaceAll(t.fold(), "\n", " ") // same length: the map still holds
@@ -238,12 +388,12 @@ func (t *text) flatIndex(re *regexp.Regexp) []int {
 	if *t.flat == t.s {
 		return nil
 	}
-	loc := re.FindStringIndex(*t.flat)
+	loc := m.re.FindStringIndex(*t.flat)
 	if loc == nil {
 		return nil
 	}
 	var a, b int
-	if t.plain {
+	if plain {
 		a, b = collapsedOrigin(t.s, loc[0], loc[1])
 	} else {
 		a, b = t.origin(loc[0], loc[1])

@@ -23,9 +23,30 @@ type hit struct {
 	text, marking, rule string
 }
 
+// checkHits checks that c finds in each hit's text its marking, by its rule.
+func checkHits(t *testing.T, c *Classifier, hits []hit) {
+	t.Helper()
+	for _, tc := range hits {
+		m, ok := c.Text(tc.text)
+		if !ok || m.Marking != tc.marking || m.Rule != tc.rule {
+			t.Errorf("Text(%q) = %q, %q, %v; want %q, %q", tc.text, m.Marking, m.Rule, ok, tc.marking, tc.rule)
+		}
+	}
+}
+
+// checkNone checks that c finds no marking in any of texts.
+func checkNone(t *testing.T, c *Classifier, texts []string) {
+	t.Helper()
+	for _, s := range texts {
+		if m, ok := c.Text(s); ok {
+			t.Errorf("Text(%q) = %q, %q; want no marking", s, m.Marking, m.Rule)
+		}
+	}
+}
+
 func TestBuiltinMarkings(t *testing.T) {
 	c := mustNew(t, Rules{})
-	for _, tc := range []hit{
+	checkHits(t, c, []hit{
 		// DIFFUSION RESTREINTE, anywhere in upper case, any spacing.
 		{"DIFFUSION RESTREINTE", "DIFFUSION RESTREINTE", "builtin:fr-dr"},
 		{"Note — DIFFUSION RESTREINTE — à ne pas transmettre", "DIFFUSION RESTREINTE", "builtin:fr-dr"},
@@ -162,17 +183,12 @@ func TestBuiltinMarkings(t *testing.T) {
 		{"CONFIDENTIEL OTAN", "CONFIDENTIEL OTAN", "builtin:nato-confidential"},
 		{"OTAN/NATO RESTRICTED", "OTAN/NATO RESTRICTED", "builtin:nato-restricted"},
 		{"COSMIC TRÈS SECRET", "COSMIC TRÈS SECRET", "builtin:nato-cosmic-top-secret"},
-	} {
-		m, ok := c.Text(tc.text)
-		if !ok || m.Marking != tc.marking || m.Rule != tc.rule {
-			t.Errorf("Text(%q) = %q, %q, %v; want %q, %q", tc.text, m.Marking, m.Rule, ok, tc.marking, tc.rule)
-		}
-	}
+	})
 }
 
 func TestNearMisses(t *testing.T) {
 	c := mustNew(t, Rules{})
-	for _, s := range []string{
+	checkNone(t, c, []string{
 		"",
 		"diffusion restreinte", "Diffusion Restreinte", "DIFFUSION  RESTREINTES", "XDIFFUSION RESTREINTE",
 		"DIFFUSION - - RESTREINTE",
@@ -193,46 +209,28 @@ func TestNearMisses(t *testing.T) {
 		"NATO UNCLASSIFIED", "NATO", "EU", "UE", "NATO SECRETARY GENERAL", "EU SECRETARIAT", "RESTREINT UEFA",
 		"COSMIC", "TOP", "EU TOP", "TRÈS", "TRÈS SECRÈTEMENT",
 		"Le Président de la République a reçu le Dr Martin, DRH de la SNCF.",
-	} {
-		if m, ok := c.Text(s); ok {
-			t.Errorf("Text(%q) = %q, %q; want no marking", s, m.Marking, m.Rule)
-		}
-	}
+	})
 }
 
 func TestFirstMarkingWins(t *testing.T) {
 	c := mustNew(t, Rules{Markings: []string{"PROJET ALPHA", "DIFFUSION"}})
-	for _, tc := range []hit{
+	checkHits(t, c, []hit{
 		{"TLP:AMBER puis DIFFUSION RESTREINTE", "TLP:AMBER", "builtin:tlp-amber"},
 		{"DIFFUSION RESTREINTE puis PROJET ALPHA", "DIFFUSION RESTREINTE", "builtin:fr-dr"},
 		{"le PROJET ALPHA puis DIFFUSION RESTREINTE", "PROJET ALPHA", "marking:PROJET ALPHA"},
 		{"DIFFUSION large", "DIFFUSION", "marking:DIFFUSION"},
 		{"(DR)\nSECRET", "DR", "builtin:fr-dr"},
-	} {
-		m, ok := c.Text(tc.text)
-		if !ok || m.Marking != tc.marking || m.Rule != tc.rule {
-			t.Errorf("Text(%q) = %q, %q, %v; want %q, %q", tc.text, m.Marking, m.Rule, ok, tc.marking, tc.rule)
-		}
-	}
+	})
 }
 
 func TestUserMarkings(t *testing.T) {
 	c := mustNew(t, Rules{Markings: []string{"PROJET ALPHA", `(?i)opération\s+tempête`, `\bCLIENT-[0-9]{4}\b`}})
-	for _, tc := range []hit{
+	checkHits(t, c, []hit{
 		{"Le PROJET ALPHA avance.", "PROJET ALPHA", "marking:PROJET ALPHA"},
 		{"voir Opération  TEMPÊTE", "Opération  TEMPÊTE", `marking:(?i)opération\s+tempête`},
 		{"dossier CLIENT-0042 clos", "CLIENT-0042", `marking:\bCLIENT-[0-9]{4}\b`},
-	} {
-		m, ok := c.Text(tc.text)
-		if !ok || m.Marking != tc.marking || m.Rule != tc.rule {
-			t.Errorf("Text(%q) = %q, %q, %v; want %q, %q", tc.text, m.Marking, m.Rule, ok, tc.marking, tc.rule)
-		}
-	}
-	for _, s := range []string{"le projet alpha", "CLIENT-00420", "opérations"} {
-		if m, ok := c.Text(s); ok {
-			t.Errorf("Text(%q) = %+v; want no marking", s, m)
-		}
-	}
+	})
+	checkNone(t, c, []string{"le projet alpha", "CLIENT-00420", "opérations"})
 	// Built-ins still apply alongside user rules.
 	if _, ok := c.Text("TLP:RED"); !ok {
 		t.Error("built-in markings must apply with user rules")

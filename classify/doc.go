@@ -28,7 +28,11 @@
 // and "*p" sit beside lower-case words) are read once, the rules below
 // treating any run of white space as folding would. The organisation's
 // markings are matched on the text as it is, then on its folded form with
-// line breaks read as spaces.
+// line breaks read as spaces, unless the text every match of the marking
+// starts with ("PROJET" for "PROJET ALPHA") is nowhere in the text and
+// folding cannot make it: the text is plain but for its white space
+// (textfold.Plain), or inert and that start is made of capitals, digits,
+// "-" and ":" (which inert text keeps as they are).
 //
 // # Built-in markings
 //
@@ -113,12 +117,13 @@
 //
 // # Cost
 //
-// Text makes one pass over the text, looking closer only at word starts
-// whose first two bytes could begin a marking (an upper-case C, D, E, N, O,
-// R, S or T followed by an upper-case ASCII letter or the first byte of É,
-// È, Ê, Ë, or "tl" in any case; any case with CaseInsensitive), then, when
-// it found nothing, one quick pass to tell whether folding could matter,
-// and only then folds and reads the folded text. Every closer look is
-// bounded or scans text no other look scans again, so the whole stays
-// linear.
+// Text makes one pass over the text, reading it a pair of bytes at a time
+// and stopping only where a marking may start (the first two letters of a
+// marking's first word, the second may be the first byte of É, È, Ê, Ë,
+// or "tl" in any case; in any case with CaseInsensitive) or where
+// textfold must look to tell whether folding could matter (a
+// textfold.Reading, shown what textfold.Look asks for). Only when it found
+// nothing and folding could matter does it fold and read the folded text.
+// Every closer look is bounded or scans text no other look scans again,
+// so the whole stays linear.
 package classify

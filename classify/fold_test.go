@@ -1,8 +1,11 @@
 package classify
 
 import (
+	"regexp"
 	"strings"
 	"testing"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/moteur/moteur/textfold"
 )
@@ -83,23 +86,18 @@ func TestEvasionsAreFound(t *testing.T) {
 
 func TestEvasionMarkingIsTheOriginalText(t *testing.T) {
 	c := mustNew(t, Rules{})
-	for _, tc := range []hit{
+	checkHits(t, c, []hit{
 		{"voir\nS E C R E T\nici", "S E C R E T", "builtin:fr-secret"},
 		{"x DIFFUSION&nbsp;RESTREINTE y", "DIFFUSION&nbsp;RESTREINTE", "builtin:fr-dr"},
 		{"a **DIFFUSION** **RESTREINTE** b", "DIFFUSION** **RESTREINTE", "builtin:fr-dr"},
 		{"a ＳＥＣＲＥＴ ＤＥＦＥＮＳＥ b", "ＳＥＣＲＥＴ ＤＥＦＥＮＳＥ", "builtin:fr-secret-defense"},
-	} {
-		m, ok := c.Text(tc.text)
-		if !ok || m.Marking != tc.marking || m.Rule != tc.rule {
-			t.Errorf("Text(%q) = %q, %q, %v; want %q, %q", tc.text, m.Marking, m.Rule, ok, tc.marking, tc.rule)
-		}
-	}
+	})
 }
 
 // Negative controls: folding must not turn ordinary text into markings.
 func TestFoldingDoesNotInventMarkings(t *testing.T) {
 	c := mustNew(t, Rules{})
-	for _, s := range []string{
+	checkNone(t, c, []string{
 		"le secret professionnel est protégé", "un secret bien gardé", "Secret de fabrication",
 		"Le protocole tlp définit quatre couleurs.", "the tlp red team met", "TLP:GREEN partout", "TLP WHITE",
 		"La DR Nord a validé le budget", "au niveau DR", "voir la DR régionale", "le Dr Martin",
@@ -108,17 +106,13 @@ func TestFoldingDoesNotInventMarkings(t *testing.T) {
 		"SECRET_KEY=abc", "client_secret", "__init__ secret", "`secret`", "*secret*",
 		"     1\tle secret\n     2\tprofessionnel", "12:la DR Nord", "diffusion&nbsp;restreinte",
 		"d i f f u s i o n r e s t r e i n t e", "S E C R E T S", "SECRETARIAT GÉNÉRAL",
-	} {
-		if m, ok := c.Text(s); ok {
-			t.Errorf("Text(%q) = %+v; want no marking", s, m)
-		}
-	}
+	})
 }
 
 func TestCaseInsensitive(t *testing.T) {
 	plain := mustNew(t, Rules{Markings: []string{"PROJET ALPHA"}})
 	ci := mustNew(t, Rules{Markings: []string{"PROJET ALPHA"}, CaseInsensitive: true})
-	for _, tc := range []hit{
+	hits := []hit{
 		{"Diffusion Restreinte", "Diffusion Restreinte", "builtin:fr-dr"},
 		{"diffusion\nrestreinte", "diffusion\nrestreinte", "builtin:fr-dr"},
 		{"Confidentiel\nle texte", "Confidentiel", "builtin:fr-confidentiel"},
@@ -127,36 +121,68 @@ func TestCaseInsensitive(t *testing.T) {
 		{"tlp red", "tlp red", "builtin:tlp-red"},
 		{"le projet alpha avance", "projet alpha", "marking:PROJET ALPHA"},
 		{"le Projet\nAlpha avance", "Projet\nAlpha", "marking:PROJET ALPHA"},
-	} {
-		m, ok := ci.Text(tc.text)
-		if !ok || m.Marking != tc.marking || m.Rule != tc.rule {
-			t.Errorf("case-insensitive Text(%q) = %q, %q, %v; want %q, %q", tc.text, m.Marking, m.Rule, ok, tc.marking, tc.rule)
-		}
-		if m, ok := plain.Text(tc.text); ok {
-			t.Errorf("case-sensitive Text(%q) = %+v; want no marking", tc.text, m)
-		}
 	}
+	checkHits(t, ci, hits)
+	var texts []string
+	for _, tc := range hits {
+		texts = append(texts, tc.text)
+	}
+	checkNone(t, plain, texts)
 	// Still whole words, still marking positions: mixed-case tails are prose.
-	for _, s := range []string{"le secret professionnel", "DR – Direction régionale", "secretariat", "la dr nord"} {
-		if m, ok := ci.Text(s); ok {
-			t.Errorf("case-insensitive Text(%q) = %+v; want no marking", s, m)
-		}
-	}
+	checkNone(t, ci, []string{"le secret professionnel", "DR – Direction régionale", "secretariat", "la dr nord"})
 }
 
 func TestUserMarkingsAreFolded(t *testing.T) {
 	c := mustNew(t, Rules{Markings: []string{"PROJET ALPHA", `CLIENT-[0-9]{4}`}})
-	for _, tc := range []hit{
+	checkHits(t, c, []hit{
 		{"le PROJET\n\nALPHA", "PROJET\n\nALPHA", "marking:PROJET ALPHA"},
 		{"le **PROJET** ALPHA", "PROJET** ALPHA", "marking:PROJET ALPHA"},
 		{"le P R O J E T ALPHA", "P R O J E T ALPHA", "marking:PROJET ALPHA"},
 		{"le PROJET&nbsp;ALPHA", "PROJET&nbsp;ALPHA", "marking:PROJET ALPHA"},
 		{"CLIENT-１２３４", "CLIENT-１２３４", "marking:CLIENT-[0-9]{4}"},
 		{"dossier CLIENT-1234", "CLIENT-1234", "marking:CLIENT-[0-9]{4}"},
+	})
+}
+
+// FuzzUserMarkingsFolded: Text finds an organisation's marking that the
+// text, as it is or folded with line breaks read as spaces, holds,
+// whatever it leaves unread (see userMarking.mayBeIn).
+func FuzzUserMarkingsFolded(f *testing.F) {
+	exprs := []string{"PROJET ALPHA", `CLIENT-[0-9]{4}`, "(?i)projet beta", `\bX-1\b`, "DR-7:", "(?i)é+tude", "K9"}
+	for _, s := range []string{
+		"le PROJET\nALPHA", "le **PROJET** ALPHA", "P R O J E T ALPHA", "CLIENT-１２３４", "C&#76;IENT-1234",
+		`CLIENT\u002d1234`, "projet\u200bbeta", "projet\n\nBETA", "X\u20111", "ＤＲ-7:", "k9", "K\u200b9", "\u212a9",
+		"x *PROJET* ALPHA", `PRO\u004aET ALPHA`, "func f() {\n\tx := \"PROJET\\nALPHA\"\n}", "     1\tPROJET\n     2\tALPHA",
+		"P*ROJET ALPHA", "PROJ&Eacute;T", "CLIENT-12\n34", "É+TUDE", "e\u0301tude",
 	} {
-		m, ok := c.Text(tc.text)
-		if !ok || m.Marking != tc.marking || m.Rule != tc.rule {
-			t.Errorf("Text(%q) = %q, %q, %v; want %q, %q", tc.text, m.Marking, m.Rule, ok, tc.marking, tc.rule)
+		f.Add(s)
+	}
+	c := mustNew(f, Rules{Markings: exprs})
+	var res []*regexp.Regexp
+	for _, e := range exprs {
+		res = append(res, regexp.MustCompile(e))
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		flat := strings.ReplaceAll(textfold.Fold(s), "\n", " ")
+		for _, re := range res {
+			if re.MatchString(s) || re.MatchString(flat) {
+				if _, ok := c.Text(s); !ok {
+					t.Fatalf("%q (folded %q) holds %v, yet Text finds nothing", s, flat, re)
+				}
+			}
+		}
+	})
+}
+
+// A case-insensitive marking's lead is looked for in plain text by its
+// ASCII cases alone: no rune outside ASCII whose case folds to an ASCII
+// letter is plain.
+func TestCaseFoldsOfASCIIAreNotPlain(t *testing.T) {
+	for c := rune('A'); c <= 'z'; c++ {
+		for r := unicode.SimpleFold(c); r != c; r = unicode.SimpleFold(r) {
+			if r >= utf8.RuneSelf && textfold.Plain("x"+string(r)+"x") {
+				t.Errorf("%q folds to %q and is plain", r, c)
+			}
 		}
 	}
 }

@@ -2,29 +2,13 @@ package event
 
 import (
 	"encoding/json"
-	"fmt"
 	"reflect"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/moteur/moteur/llm"
-)
-
-// Secrets of each kind, made up (never real credentials).
-const (
-	tOpenAI    = "sk-proj-Ab3dEfGh1jKlMnOpQrStUvWx"
-	tOpenAIOld = "sk-AbCdEfGhIjKlMnOpQrStUvWxYz0123456789abcdefghij"
-	tAnthropic = "sk-ant-api03-AbCdEf1234567890abcdefGHIJklmnop_-QR"
-	tAWS       = "AKIAIOSFODNN7EXAMPL3"
-	tAWSSecret = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"
-	tGitHub    = "ghp_AbCdEfGhIjKlMnOpQrStUvWxYz0123456789"
-	tGitHubPAT = "github_pat_11ABCDEFG0123456789_abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUV"
-	tSlack     = "xoxb-123456789012-123456789012-abcdefABCDEF"
-	tGoogle    = "AIzaSyA1234567890abcdefghijklmnopqrstuv"
-	tJWT       = "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk"
-	tBearer    = "Zm9vYmFyYmF6cXV4MTIzNDU2Nzg5"
-	tRSA       = "-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEA0Z3VS5JJcds3xfn/ygWyF8PbnGy0AHB7MhgHcTz6sE2I2yPB\naFDrBz9vFqU4yGmgAFLqAs7+4XHZLTaNPMdnAVHb3sTc2sTXdY8pwLaxa1Os6z6n\n-----END RSA PRIVATE KEY-----"
+	"github.com/moteur/moteur/redact/redacttest"
 )
 
 // maskExempt lists the string fields of payloads that MaskEvent leaves
@@ -138,7 +122,7 @@ func eachString(v reflect.Value, path string, f func(path, s string)) {
 // spec'd payload holds a secret, and only the fields of maskExempt may keep
 // it.
 func TestMaskEventCoversEveryPayload(t *testing.T) {
-	const secret = "leak OPENAI_API_KEY=" + tOpenAI + " " + tGitHub
+	const secret = "leak OPENAI_API_KEY=" + redacttest.OpenAI + " " + redacttest.GitHub
 	seen := map[string]bool{}
 	for _, typ := range Types() {
 		pt := payloadTypeOf(typ)
@@ -160,7 +144,7 @@ func TestMaskEventCoversEveryPayload(t *testing.T) {
 			switch {
 			case maskExempt[path] && s != secret:
 				t.Errorf("%s: exempt field %s was changed to %q", typ, path, s)
-			case !maskExempt[path] && (strings.Contains(s, tOpenAI) || strings.Contains(s, tGitHub)):
+			case !maskExempt[path] && (strings.Contains(s, redacttest.OpenAI) || strings.Contains(s, redacttest.GitHub)):
 				t.Errorf("%s: field %s keeps its secret: %q", typ, path, s)
 			}
 		})
@@ -179,12 +163,12 @@ func TestMaskEventCoversEveryPayload(t *testing.T) {
 
 func TestMaskEventToolCallArgumentsStayJSON(t *testing.T) {
 	calls := []llm.ToolCall{
-		{ID: "c1", Name: "bash", Arguments: `{"command":"echo ` + tOpenAI + `"}`},
+		{ID: "c1", Name: "bash", Arguments: `{"command":"echo ` + redacttest.OpenAI + `"}`},
 		// An unterminated key block runs to the end of the text, across the
 		// closing quote: masked string by string instead.
 		{ID: "c2", Name: "write", Arguments: `{"content":"-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASC","path":"k.pem"}`},
 		{ID: "c3", Name: "x", Arguments: `{"api_key": ` + "\"a1b2c3d4e5\"}"},
-		{ID: "c4", Name: "x", Arguments: `not json ` + tOpenAI},
+		{ID: "c4", Name: "x", Arguments: `not json ` + redacttest.OpenAI},
 		{ID: "c5", Name: "x", Arguments: `{"n":1}`},
 	}
 	shared := slices.Clone(calls)
@@ -211,12 +195,12 @@ func TestMaskEventToolCallArgumentsStayJSON(t *testing.T) {
 }
 
 func TestMaskEventUnknownPayloads(t *testing.T) {
-	raw := json.RawMessage(`{"note":"` + tGitHub + `","n":12345678901234567890}`)
+	raw := json.RawMessage(`{"note":"` + redacttest.GitHub + `","n":12345678901234567890}`)
 	e := MaskEvent(Event{Type: "FromTheFuture", Payload: raw})
 	if got := string(e.Payload.(json.RawMessage)); got != `{"note":"[REDACTED:github_token]","n":12345678901234567890}` {
 		t.Errorf("raw payload masked to %s", got)
 	}
-	if string(raw) != `{"note":"`+tGitHub+`","n":12345678901234567890}` {
+	if string(raw) != `{"note":"`+redacttest.GitHub+`","n":12345678901234567890}` {
 		t.Error("MaskEvent wrote into the raw payload")
 	}
 	// Text masking that would break the JSON falls back to the structure.
@@ -233,16 +217,16 @@ func TestMaskEventUnknownPayloads(t *testing.T) {
 		Ptr   *UserMessagePayload
 		n     string
 	}
-	in := foreign{Note: tSlack, Items: []string{"ok", tGoogle}, Ptr: &UserMessagePayload{Text: tAWS}, n: tAWS}
+	in := foreign{Note: redacttest.Slack, Items: []string{"ok", redacttest.Google}, Ptr: &UserMessagePayload{Text: redacttest.AWS}, n: redacttest.AWS}
 	out := MaskEvent(Event{Type: "X", Payload: in}).Payload.(foreign)
 	if out.Note != "[REDACTED:slack_token]" || out.Items[1] != "[REDACTED:google_api_key]" || out.Ptr.Text != "[REDACTED:aws_access_key]" {
 		t.Errorf("foreign payload masked to %+v (%+v)", out, *out.Ptr)
 	}
-	if in.Items[1] != tGoogle || in.Ptr.Text != tAWS {
+	if in.Items[1] != redacttest.Google || in.Ptr.Text != redacttest.AWS {
 		t.Error("MaskEvent wrote into a foreign payload")
 	}
 	// A pointer to a known payload goes the reflective way too.
-	pm := MaskEvent(Event{Type: UserMessage, Payload: &UserMessagePayload{Text: tJWT}}).Payload.(*UserMessagePayload)
+	pm := MaskEvent(Event{Type: UserMessage, Payload: &UserMessagePayload{Text: redacttest.JWT}}).Payload.(*UserMessagePayload)
 	if pm.Text != "[REDACTED:jwt]" {
 		t.Errorf("pointer payload masked to %q", pm.Text)
 	}
@@ -251,40 +235,26 @@ func TestMaskEventUnknownPayloads(t *testing.T) {
 	}
 }
 
-// benchText builds n bytes of ordinary tool output: source code, a git log,
-// prose, JSON, with hashes, UUIDs and plenty of '=' and ':'.
-func benchText(n int) string {
-	var b strings.Builder
-	for i := 0; b.Len() < n; i++ {
-		fmt.Fprintf(&b, "commit %040x\nAuthor: Dev %d <dev%d@example.com>\nDate:   Mon Jan 2 15:04:%02d 2026 +0100\n\n", i*7919, i, i, i%60)
-		fmt.Fprintf(&b, "    fix: handle the retry path (#%d); see https://example.com/issues/%d\n\n", i, i)
-		b.WriteString("func (s *Server) handle(w http.ResponseWriter, r *http.Request) {\n\tctx := r.Context()\n\tif err := s.check(ctx); err != nil {\n\t\thttp.Error(w, err.Error(), 500)\n\t\treturn\n\t}\n\tkey := r.URL.Query().Get(\"k\")\n}\n")
-		fmt.Fprintf(&b, `{"id":"123e4567-e89b-12d3-a456-%012d","name":"item-%d","tokens":%d,"ok":true,"ratio":0.5}`+"\n", i, i, i*3)
-		b.WriteString("The server keeps a token bucket per client: when the bucket is empty, requests wait. Keys are hashed.\n")
-	}
-	return b.String()[:n]
-}
+// The secrets the audit tests write into events.
+const (
+	tOpenAI = redacttest.OpenAI
+	tGitHub = redacttest.GitHub
+)
 
-// escapeAll spells every character of s as a JSON \u escape.
-func escapeAll(s string) string {
-	var b strings.Builder
-	for _, r := range s {
-		fmt.Fprintf(&b, `\u%04x`, r)
-	}
-	return b.String()
-}
+// benchText is ordinary tool output, for the audit tests' events.
+func benchText(n int) string { return redacttest.ToolOutput(n) }
 
 // TestMaskEventEscapedSecretsInArguments: secrets a model spells with \u
 // escapes in tool arguments (part of a key, a whole key, a key in a JSON
 // document held in a string) are stored masked, the escapes gone with
 // them, and the arguments stay JSON.
 func TestMaskEventEscapedSecretsInArguments(t *testing.T) {
-	key := tOpenAI[:8] + `\u0041` + tOpenAI[9:] // sk-proj-\u0041b3d…: "A" escaped
+	key := redacttest.OpenAI[:8] + `\u0041` + redacttest.OpenAI[9:] // sk-proj-\u0041b3d…: "A" escaped
 	for _, args := range []string{
 		`{"command":"curl -H 'Authorization: Bearer x' ` + key + `"}`,
-		`{"q":"` + escapeAll(tGitHub) + `"}`,
-		`{"body":"{\"token\":\"` + strings.ReplaceAll(escapeAll(tGitHub), `\`, `\\`) + `\"}"}`,
-		`{"env":{"OPENAI_API_KEY":"` + escapeAll("a1b2c3d4e5f6") + `"}}`,
+		`{"q":"` + redacttest.EscapeAll(redacttest.GitHub) + `"}`,
+		`{"body":"{\"token\":\"` + strings.ReplaceAll(redacttest.EscapeAll(redacttest.GitHub), `\`, `\\`) + `\"}"}`,
+		`{"env":{"OPENAI_API_KEY":"` + redacttest.EscapeAll("a1b2c3d4e5f6") + `"}}`,
 		`{"content":"line\nsk-proj-\u0041b3dEfGh1jKlMnOpQrStUvWx\n"}`,
 	} {
 		e := MaskEvent(Event{Type: AssistantMessage, Payload: AssistantMessagePayload{
@@ -298,13 +268,13 @@ func TestMaskEventEscapedSecretsInArguments(t *testing.T) {
 		}
 		// Decoded all the way down, nothing of the key is left.
 		decoded := decodeDeep(t, got)
-		for _, secret := range []string{tOpenAI[9:], tGitHub[4:], "a1b2c3d4e5f6"} {
+		for _, secret := range []string{redacttest.OpenAI[9:], redacttest.GitHub[4:], "a1b2c3d4e5f6"} {
 			if strings.Contains(decoded, secret) {
 				t.Errorf("arguments %s still hold %q once decoded: %s", args, secret, decoded)
 			}
 		}
 	}
-	raw := json.RawMessage(`{"note":"` + escapeAll(tSlack) + `"}`)
+	raw := json.RawMessage(`{"note":"` + redacttest.EscapeAll(redacttest.Slack) + `"}`)
 	if got := MaskEvent(Event{Type: "FromTheFuture", Payload: raw}).Payload.(json.RawMessage); string(got) != `{"note":"[REDACTED:slack_token]"}` {
 		t.Errorf("raw payload with escapes masked to %s", got)
 	}

@@ -163,9 +163,7 @@ var finders = []finder{
 	findPrivateKeys,
 	findSKKeys,
 	findAWSAccessKeys,
-	findGitHubTokens,
-	findSlackTokens,
-	findGoogleAPIKeys,
+	findTokens,
 	findJWTs,
 	findURLPasswords,
 	findBearerTokens,
@@ -552,58 +550,50 @@ func findAWSAccessKeys(s string, out []span) []span {
 	return out
 }
 
-// findGitHubTokens matches GitHub tokens.
-func findGitHubTokens(s string, out []span) []span {
-	eachIndex(s, "gh", func(i int) int {
-		if i+4 > len(s) || s[i+3] != '_' || strings.IndexByte("pousr", s[i+2]) < 0 ||
-			!boundaryBefore(s, i, &classWord) {
-			return i + 2
-		}
-		e := runEnd(s, i+4, &classAlnum)
-		if e-(i+4) >= 30 {
-			out = append(out, span{i, e, kindGitHubToken})
-		}
-		return e
-	})
-	const pat = "github_pat_"
-	eachIndex(s, pat, func(i int) int {
-		if !boundaryBefore(s, i, &classWord) {
-			return i + len(pat)
-		}
-		e := runEnd(s, i+len(pat), &classWord)
-		if e-(i+len(pat)) >= 30 {
-			out = append(out, span{i, e, kindGitHubToken})
-		}
-		return e
-	})
+// tokenRule is a rule for a token that starts with a literal prefix, not
+// preceded by a member of boundary, and goes on with at least min bytes of
+// body. When variants is set, the prefix goes on with one of its bytes
+// and then sep before the body ("gh", "p", "_": ghp_…).
+type tokenRule struct {
+	prefix         string
+	variants       string
+	sep            byte
+	boundary, body *[256]bool
+	min            int
+	kind           string
+}
+
+// tokenRules are the GitHub, Slack and Google tokens.
+var tokenRules = []tokenRule{
+	{prefix: "gh", variants: "pousr", sep: '_', boundary: &classWord, body: &classAlnum, min: 30, kind: kindGitHubToken},
+	{prefix: "github_pat_", boundary: &classWord, body: &classWord, min: 30, kind: kindGitHubToken},
+	{prefix: "xox", variants: "abpr", sep: '-', boundary: &classAlnum, body: &classSlackCh, min: 10, kind: kindSlackToken},
+	{prefix: "AIza", boundary: &classToken, body: &classToken, min: 35, kind: kindGoogleAPIKey},
+}
+
+// findTokens matches the tokenRules.
+func findTokens(s string, out []span) []span {
+	for k := range tokenRules {
+		out = tokenRules[k].find(s, out)
+	}
 	return out
 }
 
-// findSlackTokens matches Slack tokens.
-func findSlackTokens(s string, out []span) []span {
-	eachIndex(s, "xox", func(i int) int {
-		if i+5 > len(s) || strings.IndexByte("abpr", s[i+3]) < 0 || s[i+4] != '-' ||
-			!boundaryBefore(s, i, &classAlnum) {
-			return i + 3
+func (t *tokenRule) find(s string, out []span) []span {
+	eachIndex(s, t.prefix, func(i int) int {
+		body := i + len(t.prefix)
+		if t.variants != "" {
+			if body+2 > len(s) || strings.IndexByte(t.variants, s[body]) < 0 || s[body+1] != t.sep {
+				return body
+			}
+			body += 2
 		}
-		e := runEnd(s, i+5, &classSlackCh)
-		if e-(i+5) >= 10 {
-			out = append(out, span{i, e, kindSlackToken})
+		if !boundaryBefore(s, i, t.boundary) {
+			return i + len(t.prefix)
 		}
-		return e
-	})
-	return out
-}
-
-// findGoogleAPIKeys matches Google API keys.
-func findGoogleAPIKeys(s string, out []span) []span {
-	eachIndex(s, "AIza", func(i int) int {
-		if !boundaryBefore(s, i, &classToken) {
-			return i + 4
-		}
-		e := runEnd(s, i+4, &classToken)
-		if e-(i+4) >= 35 {
-			out = append(out, span{i, e, kindGoogleAPIKey})
+		e := runEnd(s, body, t.body)
+		if e-body >= t.min {
+			out = append(out, span{i, e, t.kind})
 		}
 		return e
 	})

@@ -6,45 +6,31 @@ import (
 	"strings"
 	"testing"
 	"unicode"
-)
 
-// Secrets of each kind, made up (never real credentials).
-const (
-	tOpenAI    = "sk-proj-Ab3dEfGh1jKlMnOpQrStUvWx"
-	tOpenAIOld = "sk-AbCdEfGhIjKlMnOpQrStUvWxYz0123456789abcdefghij"
-	tAnthropic = "sk-ant-api03-AbCdEf1234567890abcdefGHIJklmnop_-QR"
-	tAWS       = "AKIAIOSFODNN7EXAMPL3"
-	tAWSSecret = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"
-	tGitHub    = "ghp_AbCdEfGhIjKlMnOpQrStUvWxYz0123456789"
-	tGitHubPAT = "github_pat_11ABCDEFG0123456789_abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUV"
-	tSlack     = "xoxb-123456789012-123456789012-abcdefABCDEF"
-	tGoogle    = "AIzaSyA1234567890abcdefghijklmnopqrstuv"
-	tJWT       = "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk"
-	tBearer    = "Zm9vYmFyYmF6cXV4MTIzNDU2Nzg5"
-	tRSA       = "-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEA0Z3VS5JJcds3xfn/ygWyF8PbnGy0AHB7MhgHcTz6sE2I2yPB\naFDrBz9vFqU4yGmgAFLqAs7+4XHZLTaNPMdnAVHb3sTc2sTXdY8pwLaxa1Os6z6n\n-----END RSA PRIVATE KEY-----"
+	"github.com/moteur/moteur/redact/redacttest"
 )
 
 func TestStringRules(t *testing.T) {
 	for _, c := range []struct{ in, want string }{
 		// Keys found by their shape, anywhere.
-		{"key " + tOpenAI + " end", "key [REDACTED:openai_key] end"},
-		{"old:" + tOpenAIOld, "old:[REDACTED:openai_key]"},
-		{`"` + tAnthropic + `"`, `"[REDACTED:anthropic_key]"`},
-		{"id " + tAWS + ".", "id [REDACTED:aws_access_key]."},
+		{"key " + redacttest.OpenAI + " end", "key [REDACTED:openai_key] end"},
+		{"old:" + redacttest.OpenAIOld, "old:[REDACTED:openai_key]"},
+		{`"` + redacttest.Anthropic + `"`, `"[REDACTED:anthropic_key]"`},
+		{"id " + redacttest.AWS + ".", "id [REDACTED:aws_access_key]."},
 		{"ASIAY34FZKBOKMUTVV7A,", "[REDACTED:aws_access_key],"},
-		{"git push https://x-access-token@github.com " + tGitHub, "git push https://x-access-token@github.com [REDACTED:github_token]"},
-		{tGitHubPAT, "[REDACTED:github_token]"},
-		{"slack " + tSlack, "slack [REDACTED:slack_token]"},
-		{"maps?key=" + tGoogle + "&z=1", "maps?key=[REDACTED:google_api_key]&z=1"},
-		{"cookie=" + tJWT + "; path=/", "cookie=[REDACTED:jwt]; path=/"},
-		{"token " + tJWT + ".", "token [REDACTED:jwt]."},
-		{"Authorization: Bearer " + tBearer + "\r\n", "Authorization: Bearer [REDACTED:bearer_token]\r\n"},
-		{`curl -H "authorization: bearer ` + tBearer + `"`, `curl -H "authorization: bearer [REDACTED:bearer_token]"`},
-		{"Bearer " + tJWT, "Bearer [REDACTED:jwt]"},
-		{"Bearer " + tOpenAI, "Bearer [REDACTED:openai_key]"},
+		{"git push https://x-access-token@github.com " + redacttest.GitHub, "git push https://x-access-token@github.com [REDACTED:github_token]"},
+		{redacttest.GitHubPAT, "[REDACTED:github_token]"},
+		{"slack " + redacttest.Slack, "slack [REDACTED:slack_token]"},
+		{"maps?key=" + redacttest.Google + "&z=1", "maps?key=[REDACTED:google_api_key]&z=1"},
+		{"cookie=" + redacttest.JWT + "; path=/", "cookie=[REDACTED:jwt]; path=/"},
+		{"token " + redacttest.JWT + ".", "token [REDACTED:jwt]."},
+		{"Authorization: Bearer " + redacttest.Bearer + "\r\n", "Authorization: Bearer [REDACTED:bearer_token]\r\n"},
+		{`curl -H "authorization: bearer ` + redacttest.Bearer + `"`, `curl -H "authorization: bearer [REDACTED:bearer_token]"`},
+		{"Bearer " + redacttest.JWT, "Bearer [REDACTED:jwt]"},
+		{"Bearer " + redacttest.OpenAI, "Bearer [REDACTED:openai_key]"},
 
 		// Private keys, the whole block.
-		{"a\n" + tRSA + "\nb", "a\n[REDACTED:private_key]\nb"},
+		{"a\n" + redacttest.RSA + "\nb", "a\n[REDACTED:private_key]\nb"},
 		{"-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASC\n-----END PRIVATE KEY-----", "[REDACTED:private_key]"},
 		{"-----BEGIN EC PRIVATE KEY-----\nMHcCAQEEIIGlRHTnXRAWh0ZLg1sS0Zu8\n-----END EC PRIVATE KEY-----x", "[REDACTED:private_key]x"},
 		{"-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQ\n-----END OPENSSH PRIVATE KEY-----", "[REDACTED:private_key]"},
@@ -61,7 +47,7 @@ func TestStringRules(t *testing.T) {
 
 		// Assignments: the name and the operator stay.
 		{"OPENAI_API_KEY=a1b2c3d4e5", "OPENAI_API_KEY=[REDACTED:env_secret]"},
-		{"OPENAI_API_KEY=" + tOpenAI, "OPENAI_API_KEY=[REDACTED:openai_key]"},
+		{"OPENAI_API_KEY=" + redacttest.OpenAI, "OPENAI_API_KEY=[REDACTED:openai_key]"},
 		{`export DB_PASSWORD="hunter 2" && run`, `export DB_PASSWORD="[REDACTED:env_secret]" && run`},
 		{"db:\n  password: correct horse battery\n  user: app", "db:\n  password: [REDACTED:env_secret]\n  user: app"},
 		{"- token: a1b2c3d4e5\n", "- token: [REDACTED:env_secret]\n"},
@@ -84,15 +70,15 @@ func TestStringRules(t *testing.T) {
 		{"password: 123456", "password: [REDACTED:env_secret]"},
 		{"Password: pw", "Password: [REDACTED:env_secret]"},
 		{`Password: "pw",`, `Password: "[REDACTED:env_secret]",`},
-		{"aws_secret_access_key = " + tAWSSecret, "aws_secret_access_key = [REDACTED:aws_secret_key]"},
-		{`"SecretAccessKey": "` + tAWSSecret + `"`, `"SecretAccessKey": "[REDACTED:aws_secret_key]"`},
-		{"AWS_ACCESS_KEY_ID=" + tAWS + "\nAWS_SECRET_ACCESS_KEY=" + tAWSSecret,
+		{"aws_secret_access_key = " + redacttest.AWSSecret, "aws_secret_access_key = [REDACTED:aws_secret_key]"},
+		{`"SecretAccessKey": "` + redacttest.AWSSecret + `"`, `"SecretAccessKey": "[REDACTED:aws_secret_key]"`},
+		{"AWS_ACCESS_KEY_ID=" + redacttest.AWS + "\nAWS_SECRET_ACCESS_KEY=" + redacttest.AWSSecret,
 			"AWS_ACCESS_KEY_ID=[REDACTED:aws_access_key]\nAWS_SECRET_ACCESS_KEY=[REDACTED:aws_secret_key]"},
-		{"GITHUB_TOKEN=Bearer " + tBearer, "GITHUB_TOKEN=Bearer [REDACTED:bearer_token]"},
-		{`SECRET="Bearer ` + tBearer + `"`, `SECRET="[REDACTED:env_secret]"`},
+		{"GITHUB_TOKEN=Bearer " + redacttest.Bearer, "GITHUB_TOKEN=Bearer [REDACTED:bearer_token]"},
+		{`SECRET="Bearer ` + redacttest.Bearer + `"`, `SECRET="[REDACTED:env_secret]"`},
 		// Once the block is gone, the key glued to it has a boundary.
-		{tRSA + tOpenAI, "[REDACTED:private_key][REDACTED:openai_key]"},
-		{"-----END PRIVATE KEY-----" + tOpenAI, "-----END PRIVATE KEY-----" + tOpenAI},
+		{redacttest.RSA + redacttest.OpenAI, "[REDACTED:private_key][REDACTED:openai_key]"},
+		{"-----END PRIVATE KEY-----" + redacttest.OpenAI, "-----END PRIVATE KEY-----" + redacttest.OpenAI},
 	} {
 		got, _ := String(c.in)
 		if got != c.want {
@@ -133,6 +119,8 @@ func TestStringLeavesOrdinaryTextAlone(t *testing.T) {
 		"for _, secret := range secrets {\n\tsecret := strings.TrimSpace(s)\n}\n" + `os.Setenv("GITHUB_TOKEN=" + tok)`,
 		"DELETE FROM leases WHERE token = ? AND key = :key AND secret = $1 AND password = @pw",
 		"permissions:\n  id-token: write\n  contents: read",
+		// A backslash that ends the text starts no escape.
+		`\`, `C:\Users\me\`, "x = \"a\\",
 	} {
 		if got, kinds := String(in); got != in || kinds != nil {
 			t.Errorf("String changed ordinary text\n  in %q\n got %q (%v)", in, got, kinds)
@@ -141,7 +129,7 @@ func TestStringLeavesOrdinaryTextAlone(t *testing.T) {
 }
 
 func TestStringKinds(t *testing.T) {
-	_, kinds := String("x " + tGitHub + " y " + tOpenAI + " z " + tGitHub + " PASSWORD=a")
+	_, kinds := String("x " + redacttest.GitHub + " y " + redacttest.OpenAI + " z " + redacttest.GitHub + " PASSWORD=a")
 	if want := []string{kindEnvSecret, kindGitHubToken, kindOpenAIKey}; !slices.Equal(kinds, want) {
 		t.Errorf("kinds = %v, want %v", kinds, want)
 	}
@@ -179,25 +167,16 @@ func TestStringIdempotent(t *testing.T) {
 
 func maskSeeds() []string {
 	return []string{
-		tOpenAI, tAnthropic, tAWS, tGitHub, tGitHubPAT, tSlack, tGoogle, tJWT, tRSA,
-		"Bearer " + tBearer, "https://a:b@c", "API_KEY=" + tOpenAI + "x",
-		"-----END PRIVATE KEY-----" + tOpenAI + tRSA,
-		`{"password":"` + tRSA[:60], "KEY=abc[REDACTED:jwt]", "KEY=[REDACTED:jwt]abc",
-		"token: " + tJWT + " trailing\npassword: 'x", `\"secret\": \"x`,
+		redacttest.OpenAI, redacttest.Anthropic, redacttest.AWS, redacttest.GitHub, redacttest.GitHubPAT, redacttest.Slack, redacttest.Google, redacttest.JWT, redacttest.RSA,
+		"Bearer " + redacttest.Bearer, "https://a:b@c", "API_KEY=" + redacttest.OpenAI + "x",
+		"-----END PRIVATE KEY-----" + redacttest.OpenAI + redacttest.RSA,
+		`{"password":"` + redacttest.RSA[:60], "KEY=abc[REDACTED:jwt]", "KEY=[REDACTED:jwt]abc",
+		"token: " + redacttest.JWT + " trailing\npassword: 'x", `\"secret\": \"x`,
 		"sk-" + strings.Repeat("A1", 15) + "sk-" + strings.Repeat("b2", 12),
-		"PASSWORD=" + tGoogle + "\tTOKEN=Bearer " + tBearer,
-		`sk-proj-\u0041b3dEfGh1jKlMnOpQrStUvWx`, escapeAll(tGitHub), "sk-proj-Ab3d\u200bEfGh1jKlMnOpQrStUvWx",
+		"PASSWORD=" + redacttest.Google + "\tTOKEN=Bearer " + redacttest.Bearer,
+		`sk-proj-\u0041b3dEfGh1jKlMnOpQrStUvWx`, redacttest.EscapeAll(redacttest.GitHub), "sk-proj-Ab3d\u200bEfGh1jKlMnOpQrStUvWx",
 		`\\u0041`, `\uD83D\uDE00 \u{1F600} \x41 \U0001F600`, "ｓｋ－ｐｒｏｊ－Ａｂ３ｄＥｆＧｈ１ｊＫｌＭｎＯｐＱｒＳｔＵｖＷｘ",
 	}
-}
-
-// escapeAll spells every character of s as a JSON \u escape.
-func escapeAll(s string) string {
-	var b strings.Builder
-	for _, r := range s {
-		fmt.Fprintf(&b, `\u%04x`, r)
-	}
-	return b.String()
 }
 
 // TestStringDecodesEscapes: a secret spelled with escapes, invisible or
@@ -206,8 +185,8 @@ func escapeAll(s string) string {
 func TestStringDecodesEscapes(t *testing.T) {
 	for _, c := range []struct{ in, want string }{
 		{`{"key":"sk-proj-\u0041b3dEfGh1jKlMnOpQrStUvWx"}`, `{"key":"[REDACTED:openai_key]"}`},
-		{`{"t":"` + escapeAll(tGitHub) + `"}`, `{"t":"[REDACTED:github_token]"}`},
-		{`"x\u003d` + tOpenAI + `"`, `"x\u003d[REDACTED:openai_key]"`}, // "x=sk-…" once decoded
+		{`{"t":"` + redacttest.EscapeAll(redacttest.GitHub) + `"}`, `{"t":"[REDACTED:github_token]"}`},
+		{`"x\u003d` + redacttest.OpenAI + `"`, `"x\u003d[REDACTED:openai_key]"`}, // "x=sk-…" once decoded
 		{`tok = '\x67hp_AbCdEfGhIjKlMnOpQrStUvWxYz0123456789'`, `tok = '[REDACTED:github_token]'`},
 		{`\ud83d\ude00 sk-proj-\u{41}b3dEfGh1jKlMnOpQrStUvWx`, `\ud83d\ude00 [REDACTED:openai_key]`},
 		{"key sk-proj-Ab3d\u200bEfGh1jKlMnOpQrStUvWx end", "key [REDACTED:openai_key] end"},
@@ -228,7 +207,7 @@ func TestStringDecodesEscapes(t *testing.T) {
 }
 
 func TestLinesKeepsLines(t *testing.T) {
-	in := "a\n" + tRSA + "\nb PASSWORD=x\r\n-----BEGIN PRIVATE KEY-----\r\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASC\r\n\r\nMIIEvQ\r\n-----END PRIVATE KEY-----\r\nz"
+	in := "a\n" + redacttest.RSA + "\nb PASSWORD=x\r\n-----BEGIN PRIVATE KEY-----\r\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASC\r\n\r\nMIIEvQ\r\n-----END PRIVATE KEY-----\r\nz"
 	got, kinds := Lines(in)
 	if strings.Count(got, "\n") != strings.Count(in, "\n") || strings.Count(got, "\r") != strings.Count(in, "\r") {
 		t.Fatalf("Lines changed the line count:\n%q\n%q", in, got)
@@ -244,52 +223,38 @@ func TestLinesKeepsLines(t *testing.T) {
 	assertMaskedClean(t, in, got)
 }
 
-func FuzzLines(f *testing.F) {
+// fuzzMask fuzzes mask from the seeds: it changes nothing without naming
+// a kind, and what it returns is masked clean; check, when not nil, checks
+// what mask promises besides.
+func fuzzMask(f *testing.F, mask func(string) (string, []string), check func(t *testing.T, in, out string)) {
 	for _, s := range maskSeeds() {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, in string) {
-		out, kinds := Lines(in)
+		out, kinds := mask(in)
 		if kinds == nil && out != in {
 			t.Fatalf("changed without a kind: %q -> %q", in, out)
 		}
+		if check != nil {
+			check(t, in, out)
+		}
+		assertMaskedClean(t, in, out)
+	})
+}
+
+func FuzzLines(f *testing.F) {
+	fuzzMask(f, Lines, func(t *testing.T, in, out string) {
 		if strings.Count(out, "\n") != strings.Count(in, "\n") {
 			t.Fatalf("line count changed: %q -> %q", in, out)
 		}
-		assertMaskedClean(t, in, out)
 	})
 }
 
-func FuzzString(f *testing.F) {
-	for _, s := range maskSeeds() {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, in string) {
-		out, kinds := String(in)
-		if kinds == nil && out != in {
-			t.Fatalf("changed without a kind: %q -> %q", in, out)
-		}
-		assertMaskedClean(t, in, out)
-	})
-}
-
-// benchText builds n bytes of ordinary tool output: source code, a git log,
-// prose, JSON, with hashes, UUIDs and plenty of '=' and ':'.
-func benchText(n int) string {
-	var b strings.Builder
-	for i := 0; b.Len() < n; i++ {
-		fmt.Fprintf(&b, "commit %040x\nAuthor: Dev %d <dev%d@example.com>\nDate:   Mon Jan 2 15:04:%02d 2026 +0100\n\n", i*7919, i, i, i%60)
-		fmt.Fprintf(&b, "    fix: handle the retry path (#%d); see https://example.com/issues/%d\n\n", i, i)
-		b.WriteString("func (s *Server) handle(w http.ResponseWriter, r *http.Request) {\n\tctx := r.Context()\n\tif err := s.check(ctx); err != nil {\n\t\thttp.Error(w, err.Error(), 500)\n\t\treturn\n\t}\n\tkey := r.URL.Query().Get(\"k\")\n}\n")
-		fmt.Fprintf(&b, `{"id":"123e4567-e89b-12d3-a456-%012d","name":"item-%d","tokens":%d,"ok":true,"ratio":0.5}`+"\n", i, i, i*3)
-		b.WriteString("The server keeps a token bucket per client: when the bucket is empty, requests wait. Keys are hashed.\n")
-	}
-	return b.String()[:n]
-}
+func FuzzString(f *testing.F) { fuzzMask(f, String, nil) }
 
 func benchWithSecrets(n int) string {
-	s := benchText(n)
-	parts := []string{"OPENAI_API_KEY=" + tOpenAI, "Authorization: Bearer " + tJWT, tRSA, "https://u:pw12345@db/x", tGitHub}
+	s := redacttest.ToolOutput(n)
+	parts := []string{"OPENAI_API_KEY=" + redacttest.OpenAI, "Authorization: Bearer " + redacttest.JWT, redacttest.RSA, "https://u:pw12345@db/x", redacttest.GitHub}
 	step := len(s) / (len(parts) + 1)
 	var b strings.Builder
 	for i, p := range parts {
@@ -305,7 +270,7 @@ func BenchmarkString(b *testing.B) {
 		name string
 		text string
 	}{
-		{"clean64KiB", benchText(64 << 10)},
+		{"clean64KiB", redacttest.ToolOutput(64 << 10)},
 		{"secrets64KiB", benchWithSecrets(64 << 10)},
 	} {
 		b.Run(c.name, func(b *testing.B) {
@@ -328,7 +293,7 @@ func adversarialTexts(n int) map[string]string {
 		"chained tokens":  rep("MY_TOKEN=abcdefgh"),
 		"escaped quotes":  rep(`\"password\": \"x`),
 		"yaml":            rep("password: x\n"),
-		"markers":         rep("[REDACTED:jwt]" + tGitHub + " "),
+		"markers":         rep("[REDACTED:jwt]" + redacttest.GitHub + " "),
 		"key headers":     rep("-----BEGIN PRIVATE KEY----- "),
 		"unended key":     "-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASC" + rep("-----END PUBLIC KEY-----"),
 		"sk runs":         rep(" sk-" + strings.Repeat("a", 40)),

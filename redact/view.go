@@ -113,8 +113,9 @@ func newView(s string) (*view, bool) {
 
 // needsView reports whether s may hold an escape the view decodes, a
 // format character or a fullwidth letter: a vectorised search for "\",
-// then one tight pass over the bytes, closer looks only at the lead bytes
-// those characters start with.
+// then one tight pass over the bytes (eight at a time up to the first
+// outside ASCII), closer looks only at the lead bytes those characters
+// start with.
 func needsView(s string) bool {
 	for i := 0; i < len(s); {
 		j := strings.IndexByte(s[i:], '\\')
@@ -131,44 +132,81 @@ func needsView(s string) bool {
 		}
 		i++
 	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c < 0xC2 {
-			continue // ASCII, continuation bytes
-		}
-		var b1, b2 byte
-		if i+1 < len(s) {
-			b1 = s[i+1]
-		}
-		if i+2 < len(s) {
-			b2 = s[i+2]
-		}
-		switch c {
-		case 0xC2:
-			if b1 == 0xAD { // U+00AD soft hyphen
-				return true
-			}
-		case 0xE2:
-			// U+200B–U+200F, U+202A–U+202E, U+2060–U+2064, U+2066–U+206F.
-			if b1 == 0x80 && (b2 >= 0x8B && b2 <= 0x8F || b2 >= 0xAA && b2 <= 0xAE) ||
-				b1 == 0x81 && b2 >= 0xA0 && b2 <= 0xAF && b2 != 0xA5 {
-				return true
-			}
-		case 0xEF:
-			// U+FEFF, U+FFF9–U+FFFB, fullwidth U+FF01–U+FF5E.
-			if b1 == 0xBB && b2 == 0xBF || b1 == 0xBF && b2 >= 0xB9 && b2 <= 0xBB ||
-				b1 == 0xBC && b2 >= 0x81 || b1 == 0xBD && b2 >= 0x80 && b2 <= 0x9E {
-				return true
-			}
-		case 0xD8, 0xD9, 0xDB, 0xDC, 0xE0, 0xE1, 0xF0, 0xF3:
-			// The other format characters: Arabic, Syriac, Mongolian and
-			// supplementary ones.
-			if r, _ := utf8.DecodeRuneInString(s[i:]); unicode.Is(unicode.Cf, r) {
-				return true
-			}
+	for i := skipASCII(s); i < len(s); i++ {
+		i = skipQuiet(s, i)
+		if i < len(s) && viewAt(s, i) {
+			return true
 		}
 	}
 	return false
+}
+
+// skipASCII returns how much of the ASCII that starts s it reads eight
+// bytes at a time (much text is ASCII throughout): a multiple of eight,
+// the rest being read byte by byte.
+func skipASCII(s string) int {
+	i := 0
+	for i+8 <= len(s) && ascii8(s[i:i+8]) {
+		i += 8
+	}
+	return i
+}
+
+// skipQuiet returns the index of the first byte of s[i:] that viewLead
+// marks, len(s) if none.
+func skipQuiet(s string, i int) int {
+	for i < len(s) && !viewLead[s[i]] {
+		i++
+	}
+	return i
+}
+
+// viewLead marks the bytes that start a format character or a fullwidth
+// letter: U+00AD, the Arabic, Syriac, Mongolian and other format
+// characters, U+200B–U+206F, U+FEFF, U+FFF9–U+FFFB, U+FF01–U+FF5E and the
+// supplementary ones.
+var viewLead = func() (t [256]bool) {
+	for _, c := range []byte{0xC2, 0xD8, 0xD9, 0xDB, 0xDC, 0xE0, 0xE1, 0xE2, 0xEF, 0xF0, 0xF3} {
+		t[c] = true
+	}
+	return t
+}()
+
+// viewAt reports whether a format character or a fullwidth letter starts
+// at s[i], a viewLead byte: the commonest by their bytes, the others
+// decoded.
+func viewAt(s string, i int) bool {
+	var b1, b2 byte
+	if i+1 < len(s) {
+		b1 = s[i+1]
+	}
+	if i+2 < len(s) {
+		b2 = s[i+2]
+	}
+	switch s[i] {
+	case 0xC2:
+		return b1 == 0xAD // U+00AD soft hyphen
+	case 0xE2:
+		// U+200B–U+200F, U+202A–U+202E, U+2060–U+2064, U+2066–U+206F.
+		return b1 == 0x80 && (b2 >= 0x8B && b2 <= 0x8F || b2 >= 0xAA && b2 <= 0xAE) ||
+			b1 == 0x81 && b2 >= 0xA0 && b2 <= 0xAF && b2 != 0xA5
+	case 0xEF:
+		// U+FEFF, U+FFF9–U+FFFB, fullwidth U+FF01–U+FF5E.
+		return b1 == 0xBB && b2 == 0xBF || b1 == 0xBF && b2 >= 0xB9 && b2 <= 0xBB ||
+			b1 == 0xBC && b2 >= 0x81 || b1 == 0xBD && b2 >= 0x80 && b2 <= 0x9E
+	}
+	// The other format characters: Arabic, Syriac, Mongolian and
+	// supplementary ones.
+	r, _ := utf8.DecodeRuneInString(s[i:])
+	return unicode.Is(unicode.Cf, r)
+}
+
+// ascii8 reports whether the eight bytes of w are ASCII, in one test.
+func ascii8(w string) bool {
+	_ = w[7]
+	x := uint64(w[0]) | uint64(w[1])<<8 | uint64(w[2])<<16 | uint64(w[3])<<24 |
+		uint64(w[4])<<32 | uint64(w[5])<<40 | uint64(w[6])<<48 | uint64(w[7])<<56
+	return x&0x8080808080808080 == 0
 }
 
 // widthFold reads fullwidth ASCII as ASCII.
@@ -182,6 +220,9 @@ func widthFold(r rune) rune {
 // escapeAt decodes the escape at the start of s ("\u0041", "\x41", …) when
 // it stands for a character the view shows decoded.
 func escapeAt(s string) (rune, int, bool) {
+	if len(s) < 2 {
+		return 0, 0, false // a "\" that ends the text
+	}
 	var r rune
 	var n int
 	switch s[1] {

@@ -89,55 +89,66 @@ func parseEscape(w string) (string, int, bool) {
 	if w[0] == '&' {
 		return parseEntity(w)
 	}
+	r, n, ok := parseBackslash(w)
+	if !ok {
+		return "", 0, false
+	}
+	return string(r), n, true
+}
+
+// parseBackslash decodes the backslash escape at the start of w (at least
+// two bytes): the rune it stands for and its length. It allocates nothing,
+// for Inert, which looks at every escape of a text.
+func parseBackslash(w string) (rune, int, bool) {
 	switch w[1] {
 	case 'n':
-		return "\n", 2, true
+		return '\n', 2, true
 	case 'r':
-		return "\r", 2, true
+		return '\r', 2, true
 	case 't':
-		return "\t", 2, true
+		return '\t', 2, true
 	case 'f':
-		return "\f", 2, true
+		return '\f', 2, true
 	case 'v':
-		return "\v", 2, true
+		return '\v', 2, true
 	case '"', '\'', '\\', '/':
-		return w[1:2], 2, true
+		return rune(w[1]), 2, true
 	case 'x':
 		if r, ok := hexRune(w[2:], 2, 2); ok {
-			return string(r), 4, true
+			return r, 4, true
 		}
 	case 'U':
 		if r, ok := hexRune(w[2:], 8, 8); ok {
-			return string(r), 10, true
+			return r, 10, true
 		}
 	case 'u':
 		if len(w) > 2 && w[2] == '{' {
 			end := strings.IndexByte(w[3:], '}')
 			if end > 0 && end <= 6 {
 				if r, ok := hexRune(w[3:3+end], end, end); ok {
-					return string(r), 3 + end + 1, true
+					return r, 3 + end + 1, true
 				}
 			}
-			return "", 0, false
+			return 0, 0, false
 		}
 		r, ok := hexRune(w[2:], 4, 4)
 		if !ok {
-			return "", 0, false
+			return 0, 0, false
 		}
 		if utf16High(r) {
 			if len(w) >= 12 && w[6] == '\\' && w[7] == 'u' {
 				if lo, ok := hexRune(w[8:], 4, 4); ok && utf16Low(lo) {
-					return string((r-0xD800)<<10 + (lo - 0xDC00) + 0x10000), 12, true
+					return (r-0xD800)<<10 + (lo - 0xDC00) + 0x10000, 12, true
 				}
 			}
-			return "", 0, false
+			return 0, 0, false
 		}
 		if utf16Low(r) {
-			return "", 0, false
+			return 0, 0, false
 		}
-		return string(r), 6, true
+		return r, 6, true
 	}
-	return "", 0, false
+	return 0, 0, false
 }
 
 func utf16High(r rune) bool { return r >= 0xD800 && r < 0xDC00 }
@@ -254,26 +265,40 @@ func invisible(r rune) bool {
 
 func isMark(r rune) bool { return unicode.Is(unicode.M, r) }
 
-// dropInvisible removes invisible characters and ANSI escape sequences.
-func dropInvisible(in string, track bool) (string, spans) {
-	first := -1
+// invisibleASCII marks the ASCII that invisible reports: the control
+// characters but the white space.
+var invisibleASCII = func() (t [utf8.RuneSelf]bool) {
+	for c := range rune(utf8.RuneSelf) {
+		t[c] = invisible(c)
+	}
+	return t
+}()
+
+// firstRune returns where the first rune of in that a stage changes
+// starts, -1 when there is none: how a stage that changes nothing in most
+// text finds out cheaply. ASCII is looked up in ascii (nil: no ASCII
+// changes), every other rune asked of changes.
+func firstRune(in string, ascii *[utf8.RuneSelf]bool, changes func(rune) bool) int {
 	for i := 0; i < len(in); {
-		c := in[i]
-		if c < utf8.RuneSelf {
-			if c < 0x20 && c != '\t' && c != '\n' && c != '\v' && c != '\f' && c != '\r' || c == 0x7F {
-				first = i
-				break
+		if c := in[i]; c < utf8.RuneSelf {
+			if ascii != nil && ascii[c] {
+				return i
 			}
 			i++
 			continue
 		}
 		r, n := utf8.DecodeRuneInString(in[i:])
-		if invisible(r) || r == 0x034F {
-			first = i
-			break
+		if changes(r) {
+			return i
 		}
 		i += n
 	}
+	return -1
+}
+
+// dropInvisible removes invisible characters and ANSI escape sequences.
+func dropInvisible(in string, track bool) (string, spans) {
+	first := firstRune(in, &invisibleASCII, func(r rune) bool { return invisible(r) || r == 0x034F })
 	if first < 0 {
 		return in, nil
 	}
@@ -376,19 +401,7 @@ func nfkc(in string, track bool) (string, spans) {
 
 // mapConfusables maps look-alike letters to Latin ones.
 func mapConfusables(in string, track bool) (string, spans) {
-	first := -1
-	for i := 0; i < len(in); {
-		if in[i] < utf8.RuneSelf {
-			i++
-			continue
-		}
-		r, n := utf8.DecodeRuneInString(in[i:])
-		if _, ok := confusables[r]; ok {
-			first = i
-			break
-		}
-		i += n
-	}
+	first := firstRune(in, nil, func(r rune) bool { _, ok := confusables[r]; return ok })
 	if first < 0 {
 		return in, nil
 	}

@@ -79,7 +79,9 @@
 // can then read the original as it is, and skip the cost of folding. Inert
 // is the same question for a case-sensitive matcher of words in capitals
 // and of TLP labels: folding beside lower-case words and punctuation (the
-// escapes of code's strings, "*p", "&x") cannot concern it.
+// escapes of code's strings, "*p", "&x") cannot concern it. A Reading
+// answers both in a pass its caller makes over the text anyway: shown the
+// bytes Loud marks, or the fewer Look asks for when read a pair at a time.
 //
 // # Limits
 //

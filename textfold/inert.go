@@ -20,29 +20,10 @@ import (
 // separator or a character outside ASCII stands next to where they would
 // be removed; look-alikes, invisible and compatibility characters always
 // count. Like Plain, it errs on the side of false.
-func Inert(s string) bool {
-	if !inertLine(s, 0) {
-		return false
-	}
-	for i := 0; i < len(s); {
-		if quiet[s[i]] {
-			i++
-			continue
-		}
-		if n := plainSkip(s, i); n > 0 {
-			i += n
-			continue
-		}
-		next, ok := inertStep(s, i)
-		if !ok {
-			return false
-		}
-		i = next
-	}
-	return true
-}
+func Inert(s string) bool { return read(s, false).inert }
 
-// inertStep is Inert's look at s[i], a byte that is not quiet.
+// inertStep is Inert's look at s[i], a Loud byte: ok is false when s is
+// not inert, and the look goes on at next otherwise.
 func inertStep(s string, i int) (next int, ok bool) {
 	c := s[i]
 	if c >= utf8.RuneSelf {
@@ -51,7 +32,7 @@ func inertStep(s string, i int) (next int, ok bool) {
 		case r == utf8.RuneError && n == 1:
 			return 0, false
 		case unicode.IsSpace(r):
-			return i + n, !isLineBreak(r) || inertLine(s, i+n)
+			return i + n, !IsLineBreak(r) || inertLine(s, i+n)
 		case r == '…':
 			return i + n, true // folds to "...": punctuation for punctuation
 		case !plainRune(r), unicode.IsUpper(r) && spacedPair(s, i, n):
@@ -61,6 +42,11 @@ func inertStep(s string, i int) (next int, ok bool) {
 	}
 	switch {
 	case c == ' ' || c == '\t':
+	case c >= '0' && c <= '9':
+		// Shown by a caller that leaves line breaks out (see Look).
+		if start, ok := lineOf(s, i); ok {
+			return i + 1, inertLine(s, start)
+		}
 	case c == '\n' || c == '\r' || c == '\v' || c == '\f':
 		return i + 1, inertLine(s, i+1)
 	case c < 0x20 || c == 0x7F:
@@ -70,7 +56,10 @@ func inertStep(s string, i int) (next int, ok bool) {
 			return 0, false
 		}
 	case c == '\\':
-		dec, n, ok := parseEscape(s[i:min(len(s), i+escapeWindow)])
+		if i+1 >= len(s) {
+			break
+		}
+		dec, n, ok := parseBackslash(s[i:min(len(s), i+escapeWindow)])
 		if !ok {
 			break
 		}
@@ -113,15 +102,12 @@ func quietSet(tlp string) (t [256]bool) {
 	return t
 }
 
-// inertEscape reports whether decoding s[i:end] to dec changes nothing a
-// matcher of capitals sees.
-func inertEscape(s string, i, end int, dec string) bool {
-	r, _ := utf8.DecodeRuneInString(dec)
+// inertEscape reports whether decoding the backslash escape s[i:end] to r
+// changes nothing a matcher of capitals sees.
+func inertEscape(s string, i, end int, r rune) bool {
 	before := i == 0 || quietBefore[s[i-1]]
 	after := end >= len(s) || quietAfter[s[end]]
 	switch {
-	case len(dec) > utf8.RuneLen(r):
-		return false // several runes: an entity such as &NotEqualTilde;
 	case r == '"' || r == '\'':
 		return true // a backslash less before a quote
 	case r == '/':

@@ -13,42 +13,12 @@ import (
 // space (each becoming one space, one "\n" or two spaces): a matcher that
 // treats any run of white space as one separator can then read s as it is.
 // It errs on the side of false: a false only costs the fold.
-func Plain(s string) bool {
-	if lineNumberAhead(s, 0) {
-		return false
-	}
-	for i := 0; i < len(s); {
-		if quiet[s[i]] {
-			i++
-			continue
-		}
-		if n := plainSkip(s, i); n > 0 {
-			i += n
-			continue
-		}
-		next, ok := plainStep(s, i)
-		if !ok {
-			return false
-		}
-		i = next
-	}
-	return true
-}
-
-// quiet marks the bytes Plain passes over without a second look: most
-// ASCII (lower-case letters, digits, punctuation, spaces and tabs).
-var quiet = func() (q [256]bool) {
-	for c := 0x20; c < 0x7F; c++ {
-		q[c] = !(c == '&' || c == '\\' || isEmphasis(byte(c)) || c >= 'A' && c <= 'Z')
-	}
-	q['\t'] = true
-	return q
-}()
+func Plain(s string) bool { return read(s, true).plain }
 
 // plainSkip is the length of the byte or letter at s[i] when it is one of
 // the common cases that need no closer look (a capital not followed by a
 // blank, an accented lower-case Latin letter, U+00DF–U+00FF), 0 otherwise.
-// It is small enough to be inlined in Plain's loop.
+// It is small enough to be inlined.
 func plainSkip(s string, i int) int {
 	if i+1 >= len(s) {
 		return 0
@@ -63,13 +33,18 @@ func plainSkip(s string, i int) int {
 	return 0
 }
 
-// plainStep is Plain's closer look at s[i], a byte that is not quiet: ok
-// is false when s is not plain, and the look goes on at next otherwise.
+// plainStep is Plain's closer look at s[i], a Loud byte: ok is false when
+// s is not plain, and the look goes on at next otherwise.
 func plainStep(s string, i int) (next int, ok bool) {
 	c := s[i]
 	if c < utf8.RuneSelf {
 		switch {
 		case c == ' ' || c == '\t':
+		case c >= '0' && c <= '9':
+			// Shown by a caller that leaves line breaks out (see Look).
+			if start, ok := lineOf(s, i); ok && lineNumberAhead(s, start) {
+				return 0, false
+			}
 		case c == '\n' || c == '\r' || c == '\v' || c == '\f':
 			if lineNumberAhead(s, i+1) {
 				return 0, false
@@ -99,7 +74,7 @@ func plainStep(s string, i int) (next int, ok bool) {
 	case r == utf8.RuneError && n == 1:
 		return 0, false
 	case unicode.IsSpace(r):
-		if isLineBreak(r) && lineNumberAhead(s, i+n) {
+		if IsLineBreak(r) && lineNumberAhead(s, i+n) {
 			return 0, false
 		}
 	case !plainRune(r), unicode.IsUpper(r) && spacedPair(s, i, n):
@@ -129,6 +104,28 @@ func lineNumberAhead(s string, i int) bool {
 		return false
 	}
 	return wide || lineNumberEnd(s, i) > i
+}
+
+// lineOf returns the start of the line of the digit at s[i], and whether
+// only blanks stand before the digit on its line.
+func lineOf(s string, i int) (start int, ok bool) {
+	j := i
+	for j > 0 {
+		c := s[j-1]
+		if c == ' ' || c == '\t' {
+			j--
+			continue
+		}
+		if c < utf8.RuneSelf {
+			break
+		}
+		r, n := utf8.DecodeLastRuneInString(s[:j])
+		if !isBlank(r) {
+			break
+		}
+		j -= n
+	}
+	return j, j == 0 || isLineBreakAt(s, j-1)
 }
 
 // spacedPair reports whether the upper-case letter at s[i:i+n] is a

@@ -91,10 +91,13 @@ func dropEmphasis(in string, track bool) (string, spans) {
 }
 
 // isBlank reports whether r is white space within a line.
-func isBlank(r rune) bool { return unicode.IsSpace(r) && !isLineBreak(r) }
+func isBlank(r rune) bool { return unicode.IsSpace(r) && !IsLineBreak(r) }
 
-// isLineBreak reports whether r ends a line.
-func isLineBreak(r rune) bool {
+// IsLineBreak reports whether r ends a line: folding makes a "\n" of every
+// run of white space holding one, and a matcher of banners reads lines
+// the same way. Form feed counts: pdftotext separates pages with it, so a
+// page's banner follows one.
+func IsLineBreak(r rune) bool {
 	switch r {
 	case '\n', '\r', '\v', '\f', 0x85, 0x2028, 0x2029:
 		return true
@@ -151,13 +154,13 @@ func dropLineNumbers(in string, track bool) (string, spans) {
 func isLineBreakAt(in string, j int) bool {
 	c := in[j]
 	if c < utf8.RuneSelf {
-		return isLineBreak(rune(c))
+		return IsLineBreak(rune(c))
 	}
 	if utf8.RuneStart(c) {
 		return false
 	}
 	r, n := utf8.DecodeLastRuneInString(in[:j+1])
-	return n > 1 && isLineBreak(r)
+	return n > 1 && IsLineBreak(r)
 }
 
 // joinAndSpace joins spaced-out capitals and folds runs of white space.
@@ -195,7 +198,7 @@ func joinAndSpace(in string, track bool) (string, spans) {
 			if !unicode.IsSpace(r) {
 				break
 			}
-			brk = brk || isLineBreak(r)
+			brk = brk || IsLineBreak(r)
 			e += n
 			runes++
 		}
