@@ -2,8 +2,6 @@ package rag_test
 
 import (
 	"context"
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/moteur/moteur/event"
@@ -14,23 +12,7 @@ import (
 
 // storeOf is a fresh database with one base holding projet.md.
 func storeOf(t *testing.T, projet string) *kb.Store {
-	t.Helper()
-	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, "projet.md"), []byte(projet), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	s, err := kb.Open(context.Background(), kb.Config{Path: filepath.Join(t.TempDir(), "moteur.db")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
-	if _, err := s.Create(context.Background(), "docs", kb.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := s.Ingest(context.Background(), "docs", []string{dir}, kb.IngestOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	return s
+	return storeWith(t, map[string]string{"projet.md": projet})
 }
 
 // TestDisguisedMarkingsInPassagesStayLocal: a passage whose marking is

@@ -30,10 +30,13 @@ var docs = map[string]string{
 
 // freshStore is a new database with one base of the documents: what a
 // fresh machine has after moteur kb add, nothing else configured.
-func freshStore(t *testing.T) *kb.Store {
+func freshStore(t *testing.T) *kb.Store { return storeWith(t, docs) }
+
+// storeWith is a new database with one base, "docs", holding these files.
+func storeWith(t *testing.T, files map[string]string) *kb.Store {
 	t.Helper()
 	dir := t.TempDir()
-	for name, text := range docs {
+	for name, text := range files {
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
 			t.Fatal(err)
 		}
