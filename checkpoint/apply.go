@@ -6,12 +6,12 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"github.com/moteur/moteur/effect"
 	"io/fs"
 	"os"
 	"path/filepath"
 
 	"github.com/moteur/moteur/event"
-	"github.com/moteur/moteur/tools"
 )
 
 // Outcomes of a rewind for one file, as event.RewoundFile.Status records
@@ -51,7 +51,7 @@ const errChangedSincePreview = "changed since the plan was shown"
 // missing parent directories 0755 (before the umask), what the rewind
 // cannot know being the common case. Directories a deleted file leaves
 // empty are kept: this session may not have created them.
-func Apply(ctx context.Context, root string, blobs tools.Blobs, plan, preview Plan, overwrite []string) []event.RewoundFile {
+func Apply(ctx context.Context, root string, blobs effect.Blobs, plan, preview Plan, overwrite []string) []event.RewoundFile {
 	shown := make(map[string]FilePlan, len(preview.Files))
 	for _, f := range preview.Files {
 		shown[f.Path] = f
@@ -93,7 +93,7 @@ func Apply(ctx context.Context, root string, blobs tools.Blobs, plan, preview Pl
 
 // restore brings one file back to f.Restore, after checking that the disk
 // still holds f.Current and saving what it holds.
-func restore(ctx context.Context, r *os.Root, blobs tools.Blobs, f FilePlan) error {
+func restore(ctx context.Context, r *os.Root, blobs effect.Blobs, f FilePlan) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}

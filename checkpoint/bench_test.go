@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/binary"
 	"fmt"
+	"github.com/moteur/moteur/effect"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,7 +13,6 @@ import (
 
 	"github.com/moteur/moteur/atrest"
 	"github.com/moteur/moteur/event"
-	"github.com/moteur/moteur/tools"
 )
 
 // BenchmarkPlan plans a rewind to the first point of a session of 1 000
@@ -34,12 +34,12 @@ func BenchmarkPlan(b *testing.B) {
 	for turn := 0; turn < turns; turn++ {
 		next(event.UserMessagePayload{Text: fmt.Sprint("turn ", turn)}, event.UserMessage)
 		for f := 0; f < files; f++ {
-			c := tools.Change{Path: fmt.Sprintf("pkg%d/file%d.go", f%10, f), After: HashOf(content(f, turn))}
+			c := effect.Change{Path: fmt.Sprintf("pkg%d/file%d.go", f%10, f), After: HashOf(content(f, turn))}
 			if turn > 0 {
 				c.Before = HashOf(content(f, turn-1))
 			}
 			next(event.ToolResultPayload{CallID: fmt.Sprint("c", seq), Name: "write_file",
-				Changes: []tools.Change{c}}, event.ToolResult)
+				Changes: []effect.Change{c}}, event.ToolResult)
 		}
 	}
 	for f := 0; f < files; f++ {

@@ -5,7 +5,7 @@
 // # Pre-write copies
 //
 // A file tool saves the content it is about to replace in the Store before
-// it writes, and records a tools.Change (path, blob id before, hash after)
+// it writes, and records a effect.Change (path, blob id before, hash after)
 // in its result. A blob's id is the hex SHA-256 of its bytes, so saving the
 // same content twice costs nothing, a blob can always be checked against
 // its id, and the hash of a file on disk can be compared with the ids the
@@ -49,7 +49,7 @@
 // What sealing does not hide: how many blobs there are and their sizes (a
 // sealed blob is its content plus atrest.Overhead bytes), and the times
 // they were written. The session's events record the plain SHA-256 of the
-// contents too (tools.Change): whoever reads them can confirm a guess just
+// contents too (effect.Change): whoever reads them can confirm a guess just
 // as well, so the event log must be protected on its own account.
 //
 // Durability of the Store: a blob is written to a temporary file in the

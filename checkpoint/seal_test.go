@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"github.com/moteur/moteur/effect"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -14,7 +15,6 @@ import (
 
 	"github.com/moteur/moteur/atrest"
 	"github.com/moteur/moteur/event"
-	"github.com/moteur/moteur/tools"
 )
 
 func TestOpenWantsAKeyOrClearAskedFor(t *testing.T) {
@@ -229,7 +229,7 @@ func TestClearBlobsOfEarlierVersionsStillRestore(t *testing.T) {
 		}
 		seq++
 		st.Apply(event.Event{Seq: seq, SessionID: "old", Type: event.ToolResult, Payload: event.ToolResultPayload{
-			CallID: rel, Name: "write_file", Changes: []tools.Change{{Path: rel, Before: id, After: HashOf(now)}}}})
+			CallID: rel, Name: "write_file", Changes: []effect.Change{{Path: rel, Before: id, After: HashOf(now)}}}})
 	}
 	plan, err := st.Plan(root, 1)
 	if err != nil || len(plan.Files) != len(legacy) {
@@ -388,7 +388,7 @@ func TestRewindFailsOnlyTheFileWhoseCheckpointDoesNotOpen(t *testing.T) {
 			t.Fatal(err)
 		}
 		st.Apply(event.Event{Seq: uint64(2 + i), SessionID: "s", Type: event.ToolResult, Payload: event.ToolResultPayload{
-			CallID: name, Name: "write_file", Changes: []tools.Change{{Path: name, Before: id, After: HashOf(after)}}}})
+			CallID: name, Name: "write_file", Changes: []effect.Change{{Path: name, Before: id, After: HashOf(after)}}}})
 	}
 	bad := s.sealedPath(ids["bad.txt"])
 	raw, err := os.ReadFile(bad)

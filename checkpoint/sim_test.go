@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/moteur/moteur/effect"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -11,7 +12,6 @@ import (
 	"time"
 
 	"github.com/moteur/moteur/event"
-	"github.com/moteur/moteur/tools"
 )
 
 // sim plays a session against real files: it writes and deletes files as a
@@ -52,10 +52,10 @@ func (s *sim) user(text string) uint64 {
 
 // change does what a file tool does: save the old content, then write
 // (content non-nil) or delete (nil).
-func (s *sim) change(rel string, content []byte) tools.Change {
+func (s *sim) change(rel string, content []byte) effect.Change {
 	s.t.Helper()
 	p := filepath.Join(s.root, filepath.FromSlash(rel))
-	c := tools.Change{Path: rel}
+	c := effect.Change{Path: rel}
 	if old, err := os.ReadFile(p); err == nil {
 		id, err := s.store.Put(context.Background(), old)
 		if err != nil {
@@ -84,13 +84,13 @@ func (s *sim) change(rel string, content []byte) tools.Change {
 func (s *sim) write(callID, rel, content string) uint64 {
 	c := s.change(rel, []byte(content))
 	return s.emit(event.ToolResult, "", event.ToolResultPayload{CallID: callID, Name: "write_file",
-		Content: "ok", Changes: []tools.Change{c}})
+		Content: "ok", Changes: []effect.Change{c}})
 }
 
 func (s *sim) remove(callID, rel string) uint64 {
 	c := s.change(rel, nil)
 	return s.emit(event.ToolResult, "", event.ToolResultPayload{CallID: callID, Name: "delete_file",
-		Content: "ok", Changes: []tools.Change{c}})
+		Content: "ok", Changes: []effect.Change{c}})
 }
 
 func (s *sim) shell(callID string) uint64 {
@@ -176,7 +176,7 @@ func (s *sim) wantAbsent(rel string) {
 func toolResult(callID string, paths ...string) event.ToolResultPayload {
 	p := event.ToolResultPayload{CallID: callID, Name: "write_file"}
 	for _, path := range paths {
-		p.Changes = append(p.Changes, tools.Change{Path: path, After: HashOf([]byte(path))})
+		p.Changes = append(p.Changes, effect.Change{Path: path, After: HashOf([]byte(path))})
 	}
 	return p
 }

@@ -1,12 +1,12 @@
 package checkpoint
 
 import (
+	"github.com/moteur/moteur/effect"
 	"reflect"
 	"testing"
 	"time"
 
 	"github.com/moteur/moteur/event"
-	"github.com/moteur/moteur/tools"
 )
 
 func TestPointsIgnoreBlockedMessages(t *testing.T) {
@@ -67,7 +67,7 @@ func TestSubAgentWritesCount(t *testing.T) {
 	s := newSim(t, t.TempDir(), openStore(t))
 	p1 := s.user("go")
 	c := s.change("sub.txt", []byte("x"))
-	s.emit(event.ToolResult, "call-1", event.ToolResultPayload{CallID: "c2", Name: "write_file", Changes: []tools.Change{c}})
+	s.emit(event.ToolResult, "call-1", event.ToolResultPayload{CallID: "c2", Name: "write_file", Changes: []effect.Change{c}})
 	if p := s.plan(p1); len(p.Files) != 1 || p.Files[0].Path != "sub.txt" {
 		t.Fatalf("plan %+v, want sub.txt", p)
 	}

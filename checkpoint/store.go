@@ -56,7 +56,7 @@ const sealedDir = "sealed"
 // purpose of its own, so that naming and sealing never share a key.
 const purposeNames = "moteur checkpoint names v1"
 
-// Store keeps file contents by SHA-256. It implements tools.Blobs and is
+// Store keeps file contents by SHA-256. It implements effect.Blobs and is
 // safe for concurrent use, by several goroutines and by several processes
 // sharing the directory: every write is a rename of a complete file, and
 // two writers of one id write equivalent bytes (the same content, sealed
@@ -112,7 +112,7 @@ func Open(cfg Config) (*Store, error) {
 }
 
 // HashOf returns the hex SHA-256 of data: a blob's id, and the hash a
-// tools.Change records as After.
+// effect.Change records as After.
 func HashOf(data []byte) string {
 	sum := sha256.Sum256(data)
 	return hex.EncodeToString(sum[:])

@@ -2,6 +2,7 @@ package config
 
 import (
 	"encoding/json"
+	"github.com/moteur/moteur/effect"
 	"os"
 	"path/filepath"
 	"slices"
@@ -11,7 +12,6 @@ import (
 	"github.com/moteur/moteur/kb/retrieval"
 	"github.com/moteur/moteur/policy"
 	"github.com/moteur/moteur/profile"
-	"github.com/moteur/moteur/tools"
 )
 
 // env is a test's environment and files.
@@ -723,7 +723,7 @@ func TestMergedRulesEnforced(t *testing.T) {
 		{"write_file", `{"path":"secrets/key.pem","content":"x"}`, policy.Deny},
 		{"write_file", `{"path":"src/main.go","content":"x"}`, policy.Allow},
 	} {
-		v := p.Check(policy.Request{Session: "s", Tool: x.tool, Risk: tools.RiskWrite, Args: json.RawMessage(x.args)})
+		v := p.Check(policy.Request{Session: "s", Tool: x.tool, Risk: effect.RiskWrite, Args: json.RawMessage(x.args)})
 		if v.Decision != x.want {
 			t.Errorf("%s %s: %v (%s), want %v", x.tool, x.args, v.Decision, v.Rule, x.want)
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/moteur/moteur/effect"
 	"time"
 
 	"github.com/moteur/moteur/cite"
@@ -162,23 +163,23 @@ func (t *turn) emitResult(c llm.ToolCall, r tools.Result, dur time.Duration) str
 // once per call, before the call runs: what the call does can change the
 // answer (a shell `> f` overwrites an existing file only once f exists),
 // and its result must record the class it was authorised as.
-func (t *turn) risk(c llm.ToolCall) tools.Risk {
+func (t *turn) risk(c llm.ToolCall) effect.Risk {
 	key := c.ID + "\x00" + c.Name + "\x00" + c.Arguments
 	if r, ok := t.risks[key]; ok {
 		return r
 	}
 	r := t.assess(c)
 	if t.risks == nil {
-		t.risks = make(map[string]tools.Risk)
+		t.risks = make(map[string]effect.Risk)
 	}
 	t.risks[key] = r
 	return r
 }
 
-func (t *turn) assess(c llm.ToolCall) tools.Risk {
+func (t *turn) assess(c llm.ToolCall) effect.Risk {
 	tool, ok := t.e.deps.Tools.Lookup(c.Name)
 	if !ok {
-		return tools.RiskRead
+		return effect.RiskRead
 	}
 	if ra, ok := tool.(tools.RiskAssessor); ok {
 		return ra.RiskOf(json.RawMessage(c.Arguments))

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/moteur/moteur/effect"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -86,7 +87,7 @@ func TestSerialCallNeverOverlaps(t *testing.T) {
 		note("read1-end")
 		return tools.Result{Content: "r"}, nil
 	}}
-	writer := &fakeTool{name: "write", risk: tools.RiskWrite, run: func(context.Context, json.RawMessage) (tools.Result, error) {
+	writer := &fakeTool{name: "write", risk: effect.RiskWrite, run: func(context.Context, json.RawMessage) (tools.Result, error) {
 		close(writeStarted)
 		note("write-start")
 		select {

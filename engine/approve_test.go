@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/moteur/moteur/effect"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -36,7 +37,7 @@ type writer struct {
 }
 
 func (w *writer) tool() *fakeTool {
-	return &fakeTool{name: "write_file", risk: tools.RiskWrite, run: func(ctx context.Context, _ json.RawMessage) (tools.Result, error) {
+	return &fakeTool{name: "write_file", risk: effect.RiskWrite, run: func(ctx context.Context, _ json.RawMessage) (tools.Result, error) {
 		w.runs.Add(1)
 		w.mu.Lock()
 		w.networks = append(w.networks, tools.NetworkGranted(ctx))

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/moteur/moteur/effect"
 	"sync"
 	"testing"
 	"time"
@@ -41,7 +42,7 @@ func (m *memSink) all() []event.Event {
 type fakeTool struct {
 	name       string
 	concurrent bool
-	risk       tools.Risk
+	risk       effect.Risk
 	run        func(ctx context.Context, args json.RawMessage) (tools.Result, error)
 }
 
@@ -50,9 +51,9 @@ func (f *fakeTool) Description() string { return "test tool " + f.name }
 func (f *fakeTool) Schema() json.RawMessage {
 	return json.RawMessage(`{"type":"object","properties":{"q":{"type":"string"}}}`)
 }
-func (f *fakeTool) Risk() tools.Risk {
+func (f *fakeTool) Risk() effect.Risk {
 	if f.risk == "" {
-		return tools.RiskRead
+		return effect.RiskRead
 	}
 	return f.risk
 }

@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"encoding/json"
+	"github.com/moteur/moteur/effect"
 	"strings"
 	"testing"
 
@@ -80,7 +81,7 @@ func TestSecretsAreMaskedBeforeAnySinkAndAfterTheTurn(t *testing.T) {
 
 func TestToolResultEventsCarryRisk(t *testing.T) {
 	steps := []scripted.Step{scripted.Call("c1", "w", `{}`), {Text: "ok"}}
-	h := newHarness(t, steps, []tools.Tool{&fakeTool{name: "w", risk: tools.RiskWrite}}, nil)
+	h := newHarness(t, steps, []tools.Tool{&fakeTool{name: "w", risk: effect.RiskWrite}}, nil)
 	if err := h.submit("q"); err != nil {
 		t.Fatal(err)
 	}

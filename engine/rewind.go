@@ -4,12 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/moteur/moteur/effect"
 	"strings"
 
 	"github.com/moteur/moteur/checkpoint"
 	"github.com/moteur/moteur/event"
 	"github.com/moteur/moteur/i18n"
-	"github.com/moteur/moteur/tools"
 )
 
 var (
@@ -128,7 +128,7 @@ func notUndone(calls []checkpoint.Call) string {
 	parts := make([]string, 0, len(calls))
 	for _, c := range calls {
 		p := fmt.Sprintf("%s at seq %d", c.Tool, c.Seq)
-		if c.Risk == string(tools.RiskDestructive) {
+		if c.Risk == string(effect.RiskDestructive) {
 			p += " (destructive)"
 		}
 		parts = append(parts, p)
@@ -138,7 +138,7 @@ func notUndone(calls []checkpoint.Call) string {
 
 // blobs is the checkpoint store as the rewind needs it (nil: content
 // cannot come back, deletions still can).
-func (e *Engine) blobs() tools.Blobs {
+func (e *Engine) blobs() effect.Blobs {
 	if e.deps.Checkpoints == nil {
 		return nil
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/moteur/moteur/effect"
 	"os"
 	"path/filepath"
 	"strings"
@@ -20,7 +21,7 @@ import (
 func fileTools(root string, store *checkpoint.Store) []tools.Tool {
 	change := func(ctx context.Context, rel string, write func(path string) error) (tools.Result, error) {
 		path := filepath.Join(root, rel)
-		c := tools.Change{Path: rel}
+		c := effect.Change{Path: rel}
 		if old, err := os.ReadFile(path); err == nil {
 			if c.Before, err = store.Put(ctx, old); err != nil {
 				return tools.Result{}, err
@@ -32,19 +33,19 @@ func fileTools(root string, store *checkpoint.Store) []tools.Tool {
 		if now, err := os.ReadFile(path); err == nil {
 			c.After = checkpoint.HashOf(now)
 		}
-		return tools.Result{Content: "ok", Changes: []tools.Change{c}}, nil
+		return tools.Result{Content: "ok", Changes: []effect.Change{c}}, nil
 	}
 	type args struct{ Q, Text string }
 	parse := func(raw json.RawMessage) args { var a args; _ = json.Unmarshal(raw, &a); return a }
 	return []tools.Tool{
-		&fakeTool{name: "put", risk: tools.RiskWrite, run: func(ctx context.Context, raw json.RawMessage) (tools.Result, error) {
+		&fakeTool{name: "put", risk: effect.RiskWrite, run: func(ctx context.Context, raw json.RawMessage) (tools.Result, error) {
 			a := parse(raw)
 			return change(ctx, a.Q, func(p string) error { return os.WriteFile(p, []byte(a.Text), 0o644) })
 		}},
-		&fakeTool{name: "del", risk: tools.RiskDestructive, run: func(ctx context.Context, raw json.RawMessage) (tools.Result, error) {
+		&fakeTool{name: "del", risk: effect.RiskDestructive, run: func(ctx context.Context, raw json.RawMessage) (tools.Result, error) {
 			return change(ctx, parse(raw).Q, os.Remove)
 		}},
-		&fakeTool{name: "sh", risk: tools.RiskWrite, run: func(context.Context, json.RawMessage) (tools.Result, error) {
+		&fakeTool{name: "sh", risk: effect.RiskWrite, run: func(context.Context, json.RawMessage) (tools.Result, error) {
 			return tools.Result{Content: "ran", NotUndoable: true}, nil
 		}},
 	}

@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"encoding/json"
+	"github.com/moteur/moteur/effect"
 	"strings"
 	"testing"
 
@@ -19,11 +20,11 @@ type assessed struct {
 	seen chan tools.CallInfo
 }
 
-func (a *assessed) RiskOf(args json.RawMessage) tools.Risk {
+func (a *assessed) RiskOf(args json.RawMessage) effect.Risk {
 	if strings.Contains(string(args), "rm") {
-		return tools.RiskDestructive
+		return effect.RiskDestructive
 	}
-	return tools.RiskRead
+	return effect.RiskRead
 }
 
 func TestCallRiskComesFromTheArgumentsAndChangesAreRecorded(t *testing.T) {
@@ -31,7 +32,7 @@ func TestCallRiskComesFromTheArgumentsAndChangesAreRecorded(t *testing.T) {
 	a.fakeTool = fakeTool{name: "act", run: func(ctx context.Context, _ json.RawMessage) (tools.Result, error) {
 		info, _ := tools.CallFrom(ctx)
 		a.seen <- info
-		return tools.Result{Content: "ok", Changes: []tools.Change{{Path: "a.txt", After: "abc"}}, NotUndoable: true}, nil
+		return tools.Result{Content: "ok", Changes: []effect.Change{{Path: "a.txt", After: "abc"}}, NotUndoable: true}, nil
 	}}
 	steps := []scripted.Step{
 		{ToolCalls: calls("act")},

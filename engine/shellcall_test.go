@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"encoding/json"
+	"github.com/moteur/moteur/effect"
 	"os"
 	"path/filepath"
 	"strings"
@@ -43,11 +44,11 @@ func TestShellCallSummaryAndRisk(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(root, "new.txt")); err != nil {
 		t.Fatalf("the approved command did not run: %v", err)
 	}
-	if now := sh.RiskOf(json.RawMessage(args)); now != tools.RiskDestructive {
+	if now := sh.RiskOf(json.RawMessage(args)); now != effect.RiskDestructive {
 		t.Fatalf("after the run RiskOf = %s; the test needs a risk that changes", now)
 	}
 	res := last[event.ToolResultPayload](t, evs, event.ToolResult)
-	if res.Risk != string(tools.RiskWrite) || req.Risk != string(tools.RiskWrite) || !res.NotUndoable {
+	if res.Risk != string(effect.RiskWrite) || req.Risk != string(effect.RiskWrite) || !res.NotUndoable {
 		t.Errorf("request risk %s, result risk %s, not undoable %v: want the write it was authorised as", req.Risk, res.Risk, res.NotUndoable)
 	}
 }
@@ -80,7 +81,7 @@ func TestRewindNoteNamesWhatCannotBeUndone(t *testing.T) {
 		evs := <-seen
 		if q == "second" {
 			req := last[event.PermissionRequestedPayload](t, evs, event.PermissionRequested)
-			if req.Risk != string(tools.RiskDestructive) {
+			if req.Risk != string(effect.RiskDestructive) {
 				t.Errorf("rm -rf build asked as %s, want destructive", req.Risk)
 			}
 		}
@@ -93,7 +94,7 @@ func TestRewindNoteNamesWhatCannotBeUndone(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(plan.NotUndoable) != 1 || plan.NotUndoable[0].Risk != string(tools.RiskDestructive) {
+	if len(plan.NotUndoable) != 1 || plan.NotUndoable[0].Risk != string(effect.RiskDestructive) {
 		t.Fatalf("plan.NotUndoable = %+v", plan.NotUndoable)
 	}
 	res, err := h.e.Rewind(context.Background(), "s1", pts[1].Seq, RewindCode, plan, nil)

@@ -4,12 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/moteur/moteur/effect"
 
 	"github.com/moteur/moteur/event"
 	"github.com/moteur/moteur/llm"
 	"github.com/moteur/moteur/policy"
 	"github.com/moteur/moteur/provider"
-	"github.com/moteur/moteur/tools"
 )
 
 // turn is the state of one turn of the loop (seed 000's AgentState).
@@ -39,7 +39,7 @@ type turn struct {
 	sys        int        // the system prompt's estimated tokens
 	overBudget bool       // the kept tail alone exceeds the limit: cut large results when sending
 	auditErr   error
-	risks      map[string]tools.Risk // by call (id, name, arguments): see risk
+	risks      map[string]effect.Risk // by call (id, name, arguments): see risk
 }
 
 func newTurn(e *Engine, s *session) *turn { return &turn{e: e, s: s} }

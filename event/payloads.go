@@ -2,8 +2,8 @@ package event
 
 import (
 	"github.com/moteur/moteur/cite"
+	"github.com/moteur/moteur/effect"
 	"github.com/moteur/moteur/llm"
-	"github.com/moteur/moteur/tools"
 )
 
 // SessionStartedPayload opens a session: what it runs with.
@@ -129,7 +129,7 @@ type ToolResultPayload struct {
 	// (a crash, a cut): the tool may or may not have run.
 	Synthetic bool `json:"synthetic,omitempty"`
 	// Changes lists the files the call changed, for rewinds.
-	Changes []tools.Change `json:"changes,omitempty"`
+	Changes []effect.Change `json:"changes,omitempty"`
 	// NotUndoable marks a call a rewind cannot undo (a shell command).
 	NotUndoable bool `json:"not_undoable,omitempty"`
 	// References maps the aliases the result showed the model (bN, dN, cN)

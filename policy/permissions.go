@@ -4,12 +4,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/moteur/moteur/effect"
 	"path/filepath"
 	"strings"
 	"sync"
 
 	"github.com/bmatcuk/doublestar/v4"
-	"github.com/moteur/moteur/tools"
 )
 
 // Mode is how much the agent may do without asking when no rule decides.
@@ -110,7 +110,7 @@ type PermissionsConfig struct {
 type Request struct {
 	Session string
 	Tool    string
-	Risk    tools.Risk
+	Risk    effect.Risk
 	Args    json.RawMessage // the call's arguments (a JSON object)
 	// Confirm, when set, is why this call needs the user's confirmation in
 	// every mode (tools.Confirmer): no allow rule, mode or remembered
@@ -327,8 +327,8 @@ func floorRule(m Mode) string { return "organisation min_mode " + string(m) }
 
 // changesSomething reports whether a call of this risk is under the floor:
 // write, destructive, or unknown (treated as destructive, as byMode does).
-func changesSomething(r tools.Risk) bool {
-	return r != tools.RiskRead && r != tools.RiskProbe
+func changesSomething(r effect.Risk) bool {
+	return r != effect.RiskRead && r != effect.RiskProbe
 }
 
 // firstMatch returns the first rule of list that applies to the call, and
@@ -425,16 +425,14 @@ func containsRule(rs []*rule, r *rule) bool {
 // byMode decides a call no rule decided, from the mode and the risk.
 func (p *Permissions) byMode(req Request, uncovered *subject) Verdict {
 	risk := req.Risk
-	switch risk {
-	case tools.RiskRead, tools.RiskProbe, tools.RiskWrite, tools.RiskDestructive:
-	default:
+	if !risk.Valid() {
 		risk = "" // unknown: treated as destructive
 	}
 	var d Decision
 	switch {
-	case risk == tools.RiskRead || risk == tools.RiskProbe:
+	case risk == effect.RiskRead || risk == effect.RiskProbe:
 		d = Allow
-	case p.mode == AutoWrite && risk == tools.RiskWrite:
+	case p.mode == AutoWrite && risk == effect.RiskWrite:
 		d = Allow
 	case p.mode == ReadOnly || p.mode.looseness() == 0:
 		d = Deny

@@ -4,11 +4,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/moteur/moteur/effect"
 	"strings"
 	"sync"
 	"testing"
-
-	"github.com/moteur/moteur/tools"
 )
 
 func newPerms(t testing.TB, cfg PermissionsConfig) *Permissions {
@@ -75,7 +74,7 @@ func TestPrecedence(t *testing.T) {
 		for _, mode := range allModes {
 			t.Run(fmt.Sprintf("%s/%s", tt.name, mode), func(t *testing.T) {
 				p := newPerms(t, PermissionsConfig{Rules: tt.rules, Mode: mode})
-				v := p.Check(Request{Session: "s", Tool: tool, Risk: tools.RiskWrite, Args: target})
+				v := p.Check(Request{Session: "s", Tool: tool, Risk: effect.RiskWrite, Args: target})
 				want, rule := tt.want, tt.rule
 				if want < 0 { // left to the mode
 					want = map[Mode]Decision{ReadOnly: Deny, Confirm: Ask, AutoWrite: Allow}[mode]
@@ -93,10 +92,10 @@ func TestPrecedence(t *testing.T) {
 }
 
 func TestModeByRisk(t *testing.T) {
-	want := map[Mode]map[tools.Risk]Decision{
-		ReadOnly:  {tools.RiskRead: Allow, tools.RiskProbe: Allow, tools.RiskWrite: Deny, tools.RiskDestructive: Deny, "bogus": Deny, "": Deny},
-		Confirm:   {tools.RiskRead: Allow, tools.RiskProbe: Allow, tools.RiskWrite: Ask, tools.RiskDestructive: Ask, "bogus": Ask, "": Ask},
-		AutoWrite: {tools.RiskRead: Allow, tools.RiskProbe: Allow, tools.RiskWrite: Allow, tools.RiskDestructive: Ask, "bogus": Ask, "": Ask},
+	want := map[Mode]map[effect.Risk]Decision{
+		ReadOnly:  {effect.RiskRead: Allow, effect.RiskProbe: Allow, effect.RiskWrite: Deny, effect.RiskDestructive: Deny, "bogus": Deny, "": Deny},
+		Confirm:   {effect.RiskRead: Allow, effect.RiskProbe: Allow, effect.RiskWrite: Ask, effect.RiskDestructive: Ask, "bogus": Ask, "": Ask},
+		AutoWrite: {effect.RiskRead: Allow, effect.RiskProbe: Allow, effect.RiskWrite: Allow, effect.RiskDestructive: Ask, "bogus": Ask, "": Ask},
 	}
 	for mode, byRisk := range want {
 		for risk, d := range byRisk {
@@ -114,7 +113,7 @@ func TestModeByRisk(t *testing.T) {
 	}
 	// The zero Mode is auto_write.
 	p := newPerms(t, PermissionsConfig{})
-	if v := p.Check(Request{Tool: "rm", Risk: tools.RiskDestructive}); v.Rule != "mode auto_write: destructive asks" || v.Decision != Ask {
+	if v := p.Check(Request{Tool: "rm", Risk: effect.RiskDestructive}); v.Rule != "mode auto_write: destructive asks" || v.Decision != Ask {
 		t.Errorf("zero mode: %v %q", v.Decision, v.Rule)
 	}
 }
@@ -198,7 +197,7 @@ func TestCompoundCommands(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.cmd, func(t *testing.T) {
-			v := p.Check(Request{Session: "s", Tool: "shell_exec", Risk: tools.RiskDestructive, Args: cmd(tt.cmd)})
+			v := p.Check(Request{Session: "s", Tool: "shell_exec", Risk: effect.RiskDestructive, Args: cmd(tt.cmd)})
 			if v.Decision != tt.want {
 				t.Errorf("Check(%q) = %v (%s: %s), want %v", tt.cmd, v.Decision, v.Rule, v.Reason, tt.want)
 			}
@@ -214,18 +213,18 @@ func TestCompoundCommandsAutoWrite(t *testing.T) {
 	}})
 	tests := []struct {
 		cmd  string
-		risk tools.Risk
+		risk effect.Risk
 		want Decision
 	}{
 		// An ask rule on one part asks even where the mode would allow.
-		{"git status && git push", tools.RiskWrite, Ask},
+		{"git status && git push", effect.RiskWrite, Ask},
 		// A deny rule on one part denies the whole line.
-		{"git status; curl evil", tools.RiskWrite, Deny},
+		{"git status; curl evil", effect.RiskWrite, Deny},
 		// An unparsable line is left to the mode: a write runs, a
 		// destructive call asks; neither is allowed by the rule.
-		{"git status '", tools.RiskWrite, Allow},
-		{"git status '", tools.RiskDestructive, Ask},
-		{"git status && make", tools.RiskDestructive, Ask},
+		{"git status '", effect.RiskWrite, Allow},
+		{"git status '", effect.RiskDestructive, Ask},
+		{"git status && make", effect.RiskDestructive, Ask},
 	}
 	for _, tt := range tests {
 		v := p.Check(Request{Tool: "shell_exec", Risk: tt.risk, Args: cmd(tt.cmd)})
@@ -233,7 +232,7 @@ func TestCompoundCommandsAutoWrite(t *testing.T) {
 			t.Errorf("Check(%q, %s) = %v (%s), want %v", tt.cmd, tt.risk, v.Decision, v.Rule, tt.want)
 		}
 	}
-	v := p.Check(Request{Tool: "shell_exec", Risk: tools.RiskDestructive, Args: cmd("git status '")})
+	v := p.Check(Request{Tool: "shell_exec", Risk: effect.RiskDestructive, Args: cmd("git status '")})
 	if !strings.Contains(v.Reason, "could not be parsed") {
 		t.Errorf("reason %q does not say the command could not be parsed", v.Reason)
 	}
@@ -282,7 +281,7 @@ func TestPathRules(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			v := p.Check(Request{Tool: "write_file", Risk: tools.RiskWrite, Args: tt.args})
+			v := p.Check(Request{Tool: "write_file", Risk: effect.RiskWrite, Args: tt.args})
 			if v.Decision != tt.want {
 				t.Errorf("Check(%s) = %v (%s: %s), want %v", tt.args, v.Decision, v.Rule, v.Reason, tt.want)
 			}
@@ -292,11 +291,11 @@ func TestPathRules(t *testing.T) {
 	// Without deny rules, unreadable arguments are never allowed by a rule.
 	q := newPerms(t, PermissionsConfig{Mode: Confirm, Root: "/proj", Rules: Rules{Allow: []string{"write_file(**)"}}})
 	for _, a := range []json.RawMessage{args("path", 1), json.RawMessage(`{"path":"a","path":"b"}`), json.RawMessage(`nope`)} {
-		if v := q.Check(Request{Tool: "write_file", Risk: tools.RiskWrite, Args: a}); v.Decision != Ask {
+		if v := q.Check(Request{Tool: "write_file", Risk: effect.RiskWrite, Args: a}); v.Decision != Ask {
 			t.Errorf("Check(%s) = %v (%s), want ask", a, v.Decision, v.Rule)
 		}
 	}
-	if v := q.Check(Request{Tool: "write_file", Risk: tools.RiskWrite, Args: args("path", "/proj/x")}); v.Decision != Allow {
+	if v := q.Check(Request{Tool: "write_file", Risk: effect.RiskWrite, Args: args("path", "/proj/x")}); v.Decision != Allow {
 		t.Errorf("** does not cover /proj/x: %v", v.Decision)
 	}
 
@@ -304,7 +303,7 @@ func TestPathRules(t *testing.T) {
 	// path is inside.
 	r := newPerms(t, PermissionsConfig{Mode: Confirm, Rules: Rules{Allow: []string{"write_file(src/**)"}}})
 	for a, want := range map[string]Decision{"src/a": Allow, "/proj/src/a": Ask, "../src/a": Ask} {
-		if v := r.Check(Request{Tool: "write_file", Risk: tools.RiskWrite, Args: args("path", a)}); v.Decision != want {
+		if v := r.Check(Request{Tool: "write_file", Risk: effect.RiskWrite, Args: args("path", a)}); v.Decision != want {
 			t.Errorf("no root: Check(%q) = %v, want %v", a, v.Decision, want)
 		}
 	}
@@ -318,43 +317,43 @@ func TestURLRules(t *testing.T) {
 	}})
 	tests := []struct {
 		tool string
-		risk tools.Risk
+		risk effect.Risk
 		args json.RawMessage
 		want Decision
 	}{
-		{"download", tools.RiskWrite, args("url", "https://example.org/a"), Allow},
-		{"download", tools.RiskWrite, args("url", "https://docs.example.org/x"), Allow},
-		{"download", tools.RiskWrite, args("url", "https://a.b.example.org/x"), Allow},
-		{"download", tools.RiskWrite, args("url", "HTTPS://EXAMPLE.ORG/"), Allow},
-		{"download", tools.RiskWrite, args("url", "https://example.org./"), Allow},
-		{"download", tools.RiskWrite, args("url", "https://example.org:8443/"), Allow},
-		{"download", tools.RiskWrite, args("url", "example.org/no-scheme"), Allow},
-		{"download", tools.RiskWrite, args("url", "https://example.org.attacker.net/"), Ask},
-		{"download", tools.RiskWrite, args("url", "https://notexample.org/"), Ask},
-		{"download", tools.RiskWrite, args("url", "https://attacker.net/?u=https://example.org"), Ask},
-		{"download", tools.RiskWrite, args("url", "https://example.org@attacker.net/"), Ask},
+		{"download", effect.RiskWrite, args("url", "https://example.org/a"), Allow},
+		{"download", effect.RiskWrite, args("url", "https://docs.example.org/x"), Allow},
+		{"download", effect.RiskWrite, args("url", "https://a.b.example.org/x"), Allow},
+		{"download", effect.RiskWrite, args("url", "HTTPS://EXAMPLE.ORG/"), Allow},
+		{"download", effect.RiskWrite, args("url", "https://example.org./"), Allow},
+		{"download", effect.RiskWrite, args("url", "https://example.org:8443/"), Allow},
+		{"download", effect.RiskWrite, args("url", "example.org/no-scheme"), Allow},
+		{"download", effect.RiskWrite, args("url", "https://example.org.attacker.net/"), Ask},
+		{"download", effect.RiskWrite, args("url", "https://notexample.org/"), Ask},
+		{"download", effect.RiskWrite, args("url", "https://attacker.net/?u=https://example.org"), Ask},
+		{"download", effect.RiskWrite, args("url", "https://example.org@attacker.net/"), Ask},
 		// Hosts that parsers read differently are never allowed, and meet
 		// every deny domain rule (here evil.com's).
-		{"download", tools.RiskWrite, args("url", `https://attacker.net\@example.org/`), Deny},
-		{"download", tools.RiskWrite, args("url", "https://exa%6Dple.org/"), Deny},
-		{"download", tools.RiskWrite, args("url", "https://api.other.net/v1/users/7"), Allow},
-		{"download", tools.RiskWrite, args("url", "https://api.other.net/v2/users"), Ask},
-		{"download", tools.RiskWrite, args("urls", []string{"https://example.org/a", "https://api.other.net/v1/x"}), Allow},
-		{"download", tools.RiskWrite, args("urls", []string{"https://example.org/a", "https://attacker.net/"}), Ask},
-		{"download", tools.RiskWrite, json.RawMessage(`{"items":[{"url":"https://example.org/a"},{"url":"https://www.example.org/b"}]}`), Allow},
-		{"download", tools.RiskWrite, json.RawMessage(`{"items":[{"url":"https://example.org/a"},{"url":"https://attacker.net/"}]}`), Ask},
-		{"download", tools.RiskWrite, json.RawMessage(`{"items":[{"url":"https://example.org/a"},{"url":"https://x.evil.com/"}]}`), Deny},
+		{"download", effect.RiskWrite, args("url", `https://attacker.net\@example.org/`), Deny},
+		{"download", effect.RiskWrite, args("url", "https://exa%6Dple.org/"), Deny},
+		{"download", effect.RiskWrite, args("url", "https://api.other.net/v1/users/7"), Allow},
+		{"download", effect.RiskWrite, args("url", "https://api.other.net/v2/users"), Ask},
+		{"download", effect.RiskWrite, args("urls", []string{"https://example.org/a", "https://api.other.net/v1/x"}), Allow},
+		{"download", effect.RiskWrite, args("urls", []string{"https://example.org/a", "https://attacker.net/"}), Ask},
+		{"download", effect.RiskWrite, json.RawMessage(`{"items":[{"url":"https://example.org/a"},{"url":"https://www.example.org/b"}]}`), Allow},
+		{"download", effect.RiskWrite, json.RawMessage(`{"items":[{"url":"https://example.org/a"},{"url":"https://attacker.net/"}]}`), Ask},
+		{"download", effect.RiskWrite, json.RawMessage(`{"items":[{"url":"https://example.org/a"},{"url":"https://x.evil.com/"}]}`), Deny},
 		// The look-alike host is no subdomain of example.org but is one of evil.com.
-		{"download", tools.RiskWrite, args("url", "https://example.org.evil.com/"), Deny},
-		{"web_fetch", tools.RiskProbe, args("url", "https://evil.com/x"), Deny},
-		{"web_fetch", tools.RiskProbe, args("url", "https://sub.evil.com/x"), Deny},
-		{"web_fetch", tools.RiskProbe, args("url", "HTTPS://EVIL.COM"), Deny},
-		{"web_fetch", tools.RiskProbe, args("url", "evil.com/x"), Deny},
-		{"web_fetch", tools.RiskProbe, args("url", "https://notevil.com/"), Allow},
-		{"web_fetch", tools.RiskProbe, args("url", "https://evil.com.example.net/"), Allow},
-		{"web_fetch", tools.RiskProbe, args("url", "https://wiki.intranet.corp/"), Ask},
+		{"download", effect.RiskWrite, args("url", "https://example.org.evil.com/"), Deny},
+		{"web_fetch", effect.RiskProbe, args("url", "https://evil.com/x"), Deny},
+		{"web_fetch", effect.RiskProbe, args("url", "https://sub.evil.com/x"), Deny},
+		{"web_fetch", effect.RiskProbe, args("url", "HTTPS://EVIL.COM"), Deny},
+		{"web_fetch", effect.RiskProbe, args("url", "evil.com/x"), Deny},
+		{"web_fetch", effect.RiskProbe, args("url", "https://notevil.com/"), Allow},
+		{"web_fetch", effect.RiskProbe, args("url", "https://evil.com.example.net/"), Allow},
+		{"web_fetch", effect.RiskProbe, args("url", "https://wiki.intranet.corp/"), Ask},
 		// A host that cannot be read meets every deny and ask domain rule.
-		{"web_fetch", tools.RiskProbe, args("url", "https://exa%6Dple.org/"), Deny},
+		{"web_fetch", effect.RiskProbe, args("url", "https://exa%6Dple.org/"), Deny},
 	}
 	for _, tt := range tests {
 		t.Run(tt.tool+" "+string(tt.args), func(t *testing.T) {
@@ -369,7 +368,7 @@ func TestURLRules(t *testing.T) {
 func TestURLHostUnclear(t *testing.T) {
 	p := newPerms(t, PermissionsConfig{Mode: Confirm, Rules: Rules{Allow: []string{"download(domain:example.org)"}}})
 	for _, u := range []string{`https://attacker.net\@example.org/`, "https://exa%6Dple.org/", "https://exämple.org/", "file:///etc/passwd", "http://[::1"} {
-		v := p.Check(Request{Tool: "download", Risk: tools.RiskWrite, Args: args("url", u)})
+		v := p.Check(Request{Tool: "download", Risk: effect.RiskWrite, Args: args("url", u)})
 		if v.Decision != Ask {
 			t.Errorf("Check(%q) = %v (%s), want ask", u, v.Decision, v.Rule)
 		}
@@ -397,7 +396,7 @@ func TestGenericSubjects(t *testing.T) {
 		{"todo", json.RawMessage(`{"items":[{"text":"a"}],"title":"x"}`), Allow},
 	}
 	for _, tt := range tests {
-		v := p.Check(Request{Tool: tt.tool, Risk: tools.RiskWrite, Args: tt.args})
+		v := p.Check(Request{Tool: tt.tool, Risk: effect.RiskWrite, Args: tt.args})
 		if v.Decision != tt.want {
 			t.Errorf("Check(%s %s) = %v (%s), want %v", tt.tool, tt.args, v.Decision, v.Rule, tt.want)
 		}
@@ -422,7 +421,7 @@ func TestDeniedTools(t *testing.T) {
 		{"read_file", Allow},
 	}
 	for _, tt := range tests {
-		req := Request{Session: "s", Tool: tt.tool, Risk: tools.RiskRead, Args: args("path", "src/a")}
+		req := Request{Session: "s", Tool: tt.tool, Risk: effect.RiskRead, Args: args("path", "src/a")}
 		p.Remember(req)
 		v := p.Check(req)
 		if v.Decision != tt.want {
@@ -445,10 +444,10 @@ func TestRemember(t *testing.T) {
 		},
 	})
 	write := func(session, path string) Request {
-		return Request{Session: session, Tool: "write_file", Risk: tools.RiskWrite, Args: args("path", path)}
+		return Request{Session: session, Tool: "write_file", Risk: effect.RiskWrite, Args: args("path", path)}
 	}
 	shell := func(session, c string) Request {
-		return Request{Session: session, Tool: "shell_exec", Risk: tools.RiskDestructive, Args: cmd(c)}
+		return Request{Session: session, Tool: "shell_exec", Risk: effect.RiskDestructive, Args: cmd(c)}
 	}
 	check := func(t *testing.T, req Request, want Decision) {
 		t.Helper()
@@ -464,16 +463,16 @@ func TestRemember(t *testing.T) {
 	check(t, write("s1", "src/a"), Ask)
 	p.Remember(write("s1", "src/a"))
 	check(t, write("s1", "src/a"), Allow)
-	check(t, write("s1", "./src/x/../a"), Allow)                                                                 // same normalised path
-	check(t, write("s1", "/proj/src/a"), Allow)                                                                  // same path, absolute
-	check(t, write("s2", "src/a"), Ask)                                                                          // other session
-	check(t, write("s1", "src/b"), Ask)                                                                          // other subject
-	check(t, Request{Session: "s1", Tool: "edit_file", Risk: tools.RiskWrite, Args: args("path", "src/a")}, Ask) // other tool
+	check(t, write("s1", "./src/x/../a"), Allow)                                                                  // same normalised path
+	check(t, write("s1", "/proj/src/a"), Allow)                                                                   // same path, absolute
+	check(t, write("s2", "src/a"), Ask)                                                                           // other session
+	check(t, write("s1", "src/b"), Ask)                                                                           // other subject
+	check(t, Request{Session: "s1", Tool: "edit_file", Risk: effect.RiskWrite, Args: args("path", "src/a")}, Ask) // other tool
 
 	// Deny always wins.
 	p.Remember(write("s1", "secrets/k"))
 	check(t, write("s1", "secrets/k"), Deny)
-	danger := Request{Session: "s1", Tool: "danger", Risk: tools.RiskWrite}
+	danger := Request{Session: "s1", Tool: "danger", Risk: effect.RiskWrite}
 	p.Remember(danger)
 	check(t, danger, Deny)
 
@@ -490,15 +489,15 @@ func TestRemember(t *testing.T) {
 	check(t, shell("s1", "make &&  make test"), Ask)
 
 	// Several paths are remembered as a whole, in any order.
-	two := Request{Session: "s1", Tool: "write_file", Risk: tools.RiskWrite, Args: args("paths", []string{"a", "b"})}
+	two := Request{Session: "s1", Tool: "write_file", Risk: effect.RiskWrite, Args: args("paths", []string{"a", "b"})}
 	p.Remember(two)
 	check(t, two, Allow)
-	check(t, Request{Session: "s1", Tool: "write_file", Risk: tools.RiskWrite, Args: args("paths", []string{"b", "a"})}, Allow)
-	check(t, Request{Session: "s1", Tool: "write_file", Risk: tools.RiskWrite, Args: args("paths", []string{"a"})}, Ask)
+	check(t, Request{Session: "s1", Tool: "write_file", Risk: effect.RiskWrite, Args: args("paths", []string{"b", "a"})}, Allow)
+	check(t, Request{Session: "s1", Tool: "write_file", Risk: effect.RiskWrite, Args: args("paths", []string{"a"})}, Ask)
 
 	// Without a known subject, the exact arguments are remembered.
 	del := func(id int) Request {
-		return Request{Session: "s1", Tool: "delete_item", Risk: tools.RiskDestructive, Args: args("id", id)}
+		return Request{Session: "s1", Tool: "delete_item", Risk: effect.RiskDestructive, Args: args("id", id)}
 	}
 	p.Remember(del(5))
 	check(t, del(5), Allow)
@@ -612,20 +611,20 @@ func TestVerdictText(t *testing.T) {
 		Allow: []string{"shell_exec(git status*)", "shell_exec(wc *)"},
 		Deny:  []string{"write_file(secrets/**)"},
 	}})
-	v := p.Check(Request{Tool: "write_file", Risk: tools.RiskWrite, Args: args("path", "secrets/key.pem")})
+	v := p.Check(Request{Tool: "write_file", Risk: effect.RiskWrite, Args: args("path", "secrets/key.pem")})
 	if v.Rule != "deny: write_file(secrets/**)" || !strings.Contains(v.Reason, `"secrets/key.pem"`) {
 		t.Errorf("deny verdict: %+v", v)
 	}
-	v = p.Check(Request{Tool: "shell_exec", Risk: tools.RiskDestructive, Args: cmd("git status | wc -l")})
+	v = p.Check(Request{Tool: "shell_exec", Risk: effect.RiskDestructive, Args: cmd("git status | wc -l")})
 	if v.Decision != Allow || v.Rule != "allow: shell_exec(git status*), shell_exec(wc *)" {
 		t.Errorf("allow verdict: %+v", v)
 	}
-	v = p.Check(Request{Tool: "shell_exec", Risk: tools.RiskDestructive, Args: cmd("git status && curl evil")})
+	v = p.Check(Request{Tool: "shell_exec", Risk: effect.RiskDestructive, Args: cmd("git status && curl evil")})
 	if v.Rule != "mode confirm: destructive asks" || !strings.Contains(v.Reason, `"curl evil"`) {
 		t.Errorf("mode verdict: %+v", v)
 	}
 	long := strings.Repeat("x", 10000)
-	v = p.Check(Request{Tool: "shell_exec", Risk: tools.RiskDestructive, Args: cmd("git status; " + long)})
+	v = p.Check(Request{Tool: "shell_exec", Risk: effect.RiskDestructive, Args: cmd("git status; " + long)})
 	if len(v.Reason) > 400 {
 		t.Errorf("reason not clipped: %d bytes", len(v.Reason))
 	}
@@ -638,7 +637,7 @@ func TestConcurrentUse(t *testing.T) {
 		wg.Go(func() {
 			session := fmt.Sprint("s", g%2)
 			for i := range 200 {
-				req := Request{Session: session, Tool: "shell_exec", Risk: tools.RiskWrite, Args: cmd(fmt.Sprint("make ", i%5))}
+				req := Request{Session: session, Tool: "shell_exec", Risk: effect.RiskWrite, Args: cmd(fmt.Sprint("make ", i%5))}
 				switch i % 7 {
 				case 0:
 					p.Remember(req)
@@ -670,7 +669,7 @@ func BenchmarkCheck(b *testing.B) {
 			"shell_exec(rm -rf *)", "shell_exec(curl *)", "*(secrets/**)", "*(**/*.env)",
 		},
 	}})
-	req := Request{Session: "s", Tool: "shell_exec", Risk: tools.RiskDestructive,
+	req := Request{Session: "s", Tool: "shell_exec", Risk: effect.RiskDestructive,
 		Args: cmd(`git status --short && go test ./... 2>&1 | wc -l; echo "done at $(date +%s)"`)}
 	if v := p.Check(req); v.Decision != Ask { // echo has no rule
 		b.Fatalf("unexpected verdict %+v", v)
@@ -695,7 +694,7 @@ func FuzzCheck(f *testing.F) {
 	}})
 	f.Fuzz(func(t *testing.T, raw []byte, command string) {
 		for _, a := range []json.RawMessage{raw, cmd(command)} {
-			req := Request{Session: "s", Tool: "t", Risk: tools.RiskWrite, Args: a}
+			req := Request{Session: "s", Tool: "t", Risk: effect.RiskWrite, Args: a}
 			v := p.Check(req)
 			if v.Decision < Allow || v.Decision > Deny || v.Rule == "" || v.Reason == "" {
 				t.Fatalf("Check(%q) = %+v", a, v)
@@ -727,7 +726,7 @@ func TestFloorReadOnly(t *testing.T) {
 	if p.Mode() != ReadOnly {
 		t.Errorf("Mode() = %s, want raised to the floor", p.Mode())
 	}
-	push := Request{Session: "s", Tool: "shell_exec", Risk: tools.RiskDestructive, Args: cmd("git push origin main")}
+	push := Request{Session: "s", Tool: "shell_exec", Risk: effect.RiskDestructive, Args: cmd("git push origin main")}
 	p.Remember(push)
 	for _, x := range []struct {
 		name string
@@ -735,15 +734,15 @@ func TestFloorReadOnly(t *testing.T) {
 		want Decision
 		rule string
 	}{
-		{"allow rule, write", Request{Session: "s", Tool: "write_file", Risk: tools.RiskWrite, Args: args("path", "src/a.go")}, Deny, "organisation min_mode read_only"},
-		{"bare allow rule, destructive", Request{Session: "s", Tool: "rm_tree", Risk: tools.RiskDestructive, Args: args("path", "src")}, Deny, "organisation min_mode read_only"},
+		{"allow rule, write", Request{Session: "s", Tool: "write_file", Risk: effect.RiskWrite, Args: args("path", "src/a.go")}, Deny, "organisation min_mode read_only"},
+		{"bare allow rule, destructive", Request{Session: "s", Tool: "rm_tree", Risk: effect.RiskDestructive, Args: args("path", "src")}, Deny, "organisation min_mode read_only"},
 		{"bare allow rule, unknown risk", Request{Session: "s", Tool: "mystery", Risk: "bogus"}, Deny, "organisation min_mode read_only"},
 		{"ask rule, remembered answer", push, Deny, "organisation min_mode read_only"},
-		{"no rule, write", Request{Session: "s", Tool: "edit_file", Risk: tools.RiskWrite, Args: args("path", "src/a.go")}, Deny, "organisation min_mode read_only"},
-		{"deny rule keeps its label", Request{Session: "s", Tool: "write_file", Risk: tools.RiskWrite, Args: args("path", "secrets/k")}, Deny, "deny: write_file(secrets/**)"},
-		{"read", Request{Session: "s", Tool: "read_file", Risk: tools.RiskRead, Args: args("path", "src/a.go")}, Allow, "allow: read_file"},
-		{"read, no rule", Request{Session: "s", Tool: "grep", Risk: tools.RiskRead, Args: args("pattern", "x")}, Allow, "mode read_only: read allowed"},
-		{"probe", Request{Session: "s", Tool: "web_fetch", Risk: tools.RiskProbe, Args: args("url", "https://go.dev")}, Allow, "allow: web_fetch"},
+		{"no rule, write", Request{Session: "s", Tool: "edit_file", Risk: effect.RiskWrite, Args: args("path", "src/a.go")}, Deny, "organisation min_mode read_only"},
+		{"deny rule keeps its label", Request{Session: "s", Tool: "write_file", Risk: effect.RiskWrite, Args: args("path", "secrets/k")}, Deny, "deny: write_file(secrets/**)"},
+		{"read", Request{Session: "s", Tool: "read_file", Risk: effect.RiskRead, Args: args("path", "src/a.go")}, Allow, "allow: read_file"},
+		{"read, no rule", Request{Session: "s", Tool: "grep", Risk: effect.RiskRead, Args: args("pattern", "x")}, Allow, "mode read_only: read allowed"},
+		{"probe", Request{Session: "s", Tool: "web_fetch", Risk: effect.RiskProbe, Args: args("url", "https://go.dev")}, Allow, "allow: web_fetch"},
 	} {
 		v := p.Check(x.req)
 		if v.Decision != x.want || v.Rule != x.rule || v.Reason == "" {
@@ -763,7 +762,7 @@ func TestFloorConfirm(t *testing.T) {
 	if p.Mode() != Confirm {
 		t.Errorf("Mode() = %s, want raised to the floor", p.Mode())
 	}
-	write := Request{Session: "s", Tool: "write_file", Risk: tools.RiskWrite, Args: args("path", "src/a.go")}
+	write := Request{Session: "s", Tool: "write_file", Risk: effect.RiskWrite, Args: args("path", "src/a.go")}
 	for _, x := range []struct {
 		name string
 		req  Request
@@ -771,11 +770,11 @@ func TestFloorConfirm(t *testing.T) {
 		rule string
 	}{
 		{"allow rule, write", write, Ask, "organisation min_mode confirm"},
-		{"bare allow rule, destructive", Request{Session: "s", Tool: "rm_tree", Risk: tools.RiskDestructive}, Ask, "organisation min_mode confirm"},
+		{"bare allow rule, destructive", Request{Session: "s", Tool: "rm_tree", Risk: effect.RiskDestructive}, Ask, "organisation min_mode confirm"},
 		{"bare allow rule, unknown risk", Request{Session: "s", Tool: "mystery", Risk: ""}, Ask, "organisation min_mode confirm"},
-		{"no rule, write", Request{Session: "s", Tool: "edit_file", Risk: tools.RiskWrite, Args: args("path", "src/a.go")}, Ask, "mode confirm: write asks"},
-		{"read", Request{Session: "s", Tool: "read_file", Risk: tools.RiskRead, Args: args("path", "src/a.go")}, Allow, "allow: read_file"},
-		{"probe", Request{Session: "s", Tool: "web_fetch", Risk: tools.RiskProbe, Args: args("url", "https://go.dev")}, Allow, "allow: web_fetch"},
+		{"no rule, write", Request{Session: "s", Tool: "edit_file", Risk: effect.RiskWrite, Args: args("path", "src/a.go")}, Ask, "mode confirm: write asks"},
+		{"read", Request{Session: "s", Tool: "read_file", Risk: effect.RiskRead, Args: args("path", "src/a.go")}, Allow, "allow: read_file"},
+		{"probe", Request{Session: "s", Tool: "web_fetch", Risk: effect.RiskProbe, Args: args("url", "https://go.dev")}, Allow, "allow: web_fetch"},
 	} {
 		v := p.Check(x.req)
 		if v.Decision != x.want || v.Rule != x.rule || v.Reason == "" {
@@ -803,7 +802,7 @@ func TestFloorConfirm(t *testing.T) {
 func TestFloorNoneAndMalformed(t *testing.T) {
 	for _, floor := range []Mode{"", AutoWrite} {
 		p := newPerms(t, PermissionsConfig{Mode: AutoWrite, Floor: floor, Rules: Rules{Allow: []string{"rm_tree"}}})
-		if v := p.Check(Request{Tool: "rm_tree", Risk: tools.RiskDestructive}); v.Decision != Allow || v.Rule != "allow: rm_tree" {
+		if v := p.Check(Request{Tool: "rm_tree", Risk: effect.RiskDestructive}); v.Decision != Allow || v.Rule != "allow: rm_tree" {
 			t.Errorf("floor %q: %v %q, want the allow rule", floor, v.Decision, v.Rule)
 		}
 		if p.Mode() != AutoWrite {
@@ -830,7 +829,7 @@ func TestConfirmAsksInEveryModeButDenyAndReadOnlyStillRefuse(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		req := Request{Session: "s", Tool: "write_file", Risk: tools.RiskWrite, Args: []byte(`{"path":".git/hooks/pre-commit"}`), Confirm: "a git hook runs programs"}
+		req := Request{Session: "s", Tool: "write_file", Risk: effect.RiskWrite, Args: []byte(`{"path":".git/hooks/pre-commit"}`), Confirm: "a git hook runs programs"}
 		v := p.Check(req)
 		want := Ask
 		if mode == ReadOnly {
@@ -852,7 +851,7 @@ func TestConfirmAsksInEveryModeButDenyAndReadOnlyStillRefuse(t *testing.T) {
 		if v := p.Check(req); v.Decision != want {
 			t.Errorf("%s after Remember: %v, want %v: a confirmed call is never remembered", mode, v.Decision, want)
 		}
-		denied := Request{Session: "s", Tool: "write_file", Risk: tools.RiskWrite, Args: []byte(`{"path":"secret/k"}`), Confirm: "x"}
+		denied := Request{Session: "s", Tool: "write_file", Risk: effect.RiskWrite, Args: []byte(`{"path":"secret/k"}`), Confirm: "x"}
 		if v := p.Check(denied); v.Decision != Deny {
 			t.Errorf("%s: deny rule lost to Confirm: %v", mode, v.Decision)
 		}

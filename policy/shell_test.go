@@ -2,10 +2,9 @@ package policy
 
 import (
 	"encoding/json"
+	"github.com/moteur/moteur/effect"
 	"strings"
 	"testing"
-
-	"github.com/moteur/moteur/tools"
 )
 
 func shellCall(command string, extra map[string]any) json.RawMessage {
@@ -23,7 +22,7 @@ func shellCall(command string, extra map[string]any) json.RawMessage {
 // check asserts the decision on a shell_exec call of risk write.
 func checkShell(t *testing.T, p *Permissions, command string, extra map[string]any, want Decision) Verdict {
 	t.Helper()
-	v := p.Check(Request{Session: "s", Tool: "shell_exec", Risk: tools.RiskWrite, Args: shellCall(command, extra)})
+	v := p.Check(Request{Session: "s", Tool: "shell_exec", Risk: effect.RiskWrite, Args: shellCall(command, extra)})
 	if v.Decision != want {
 		t.Errorf("Check(%q, %v) = %v (%s: %s), want %v", command, extra, v.Decision, v.Rule, v.Reason, want)
 	}
@@ -70,7 +69,7 @@ func TestShellPatterns(t *testing.T) {
 		{"ls*", "env ls", Ask},
 	} {
 		p := newPerms(t, PermissionsConfig{Mode: Confirm, Rules: Rules{Allow: []string{"shell_exec(" + c.rule + ")"}}})
-		v := p.Check(Request{Tool: "shell_exec", Risk: tools.RiskWrite, Args: shellCall(c.cmd, nil)})
+		v := p.Check(Request{Tool: "shell_exec", Risk: effect.RiskWrite, Args: shellCall(c.cmd, nil)})
 		if v.Decision != c.want {
 			t.Errorf("allow %q, %q = %v (%s), want %v", c.rule, c.cmd, v.Decision, v.Reason, c.want)
 		}
@@ -139,12 +138,12 @@ func TestShellEnv(t *testing.T) {
 	// Unreadable env: no allow rule.
 	checkShell(t, p, "go test ./...", map[string]any{"env": "PATH=x"}, Deny)
 	raw := json.RawMessage(`{"command":"go test ./...","env":{"TZ":"UTC","TZ":"x"}}`)
-	if v := p.Check(Request{Tool: "shell_exec", Risk: tools.RiskWrite, Args: raw}); v.Decision == Allow {
+	if v := p.Check(Request{Tool: "shell_exec", Risk: effect.RiskWrite, Args: raw}); v.Decision == Allow {
 		t.Errorf("an env with a duplicate name is allowed: %+v", v)
 	}
 	// Without a command, env is an ordinary argument.
 	q := newPerms(t, PermissionsConfig{Mode: Confirm, Rules: Rules{Allow: []string{"deploy"}}})
-	if v := q.Check(Request{Tool: "deploy", Risk: tools.RiskWrite, Args: json.RawMessage(`{"env":{"PATH":"x"}}`)}); v.Decision != Allow {
+	if v := q.Check(Request{Tool: "deploy", Risk: effect.RiskWrite, Args: json.RawMessage(`{"env":{"PATH":"x"}}`)}); v.Decision != Allow {
 		t.Errorf("env of another tool: %+v", v)
 	}
 }
@@ -181,7 +180,7 @@ func TestShellStdin(t *testing.T) {
 func TestShellRememberKeepsEnvAndStdin(t *testing.T) {
 	p := newPerms(t, PermissionsConfig{Mode: Confirm})
 	req := func(extra map[string]any) Request {
-		return Request{Session: "s", Tool: "shell_exec", Risk: tools.RiskWrite, Args: shellCall("make", extra)}
+		return Request{Session: "s", Tool: "shell_exec", Risk: effect.RiskWrite, Args: shellCall("make", extra)}
 	}
 	with := map[string]any{"env": map[string]string{"FOO": "1"}, "stdin": "a"}
 	p.Remember(req(with))

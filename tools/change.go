@@ -3,31 +3,14 @@ package tools
 import (
 	"context"
 	"encoding/json"
+	"github.com/moteur/moteur/effect"
 )
-
-// Change records one file a call changed, so that it can be rewound: the
-// content before (a blob id in the checkpoint store, "" when the file did
-// not exist) and the content the call left (the SHA-256 of its bytes, hex,
-// "" when the call deleted it). Path is slash-separated, relative to the
-// project root.
-type Change struct {
-	Path   string `json:"path"`
-	Before string `json:"before,omitempty"`
-	After  string `json:"after,omitempty"`
-}
-
-// Blobs keeps file contents by their SHA-256 (hex): a file tool saves the
-// content it is about to replace, so a rewind can bring it back.
-type Blobs interface {
-	Put(ctx context.Context, data []byte) (id string, err error)
-	Get(ctx context.Context, id string) ([]byte, error)
-}
 
 // RiskAssessor is implemented by tools whose risk depends on the call: a
 // shell command that only reads is a probe, one that changes things a
 // write; overwriting a file the agent did not create is destructive.
 type RiskAssessor interface {
-	RiskOf(args json.RawMessage) Risk
+	RiskOf(args json.RawMessage) effect.Risk
 }
 
 // CallInfo identifies the call a tool runs for.

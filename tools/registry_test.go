@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/moteur/moteur/effect"
 	"reflect"
 	"strings"
 	"sync"
@@ -29,7 +30,7 @@ type fakeTool struct {
 func (f *fakeTool) Name() string            { return f.name }
 func (f *fakeTool) Description() string     { return f.desc }
 func (f *fakeTool) Schema() json.RawMessage { return json.RawMessage(f.schema) }
-func (f *fakeTool) Risk() tools.Risk        { return tools.RiskRead }
+func (f *fakeTool) Risk() effect.Risk       { return effect.RiskRead }
 func (f *fakeTool) Concurrent() bool        { return true }
 func (f *fakeTool) Execute(ctx context.Context, args json.RawMessage) (tools.Result, error) {
 	f.calls.Add(1)

@@ -10,20 +10,10 @@ package tools
 import (
 	"context"
 	"encoding/json"
+	"github.com/moteur/moteur/effect"
 	"time"
 
 	"github.com/moteur/moteur/cite"
-)
-
-// Risk is a tool's risk class, from harmless to irreversible.
-type Risk string
-
-// Risk classes.
-const (
-	RiskRead        Risk = "read"        // reads data, changes nothing
-	RiskProbe       Risk = "probe"       // looks outside (network, processes) without changing anything
-	RiskWrite       Risk = "write"       // changes files or state, recoverably
-	RiskDestructive Risk = "destructive" // may change state irreversibly
 )
 
 // Tool is one capability offered to the model.
@@ -35,7 +25,7 @@ type Tool interface {
 	// Schema is the JSON Schema of the arguments object.
 	Schema() json.RawMessage
 	// Risk is the tool's risk class.
-	Risk() Risk
+	Risk() effect.Risk
 	// Concurrent reports whether the tool may run at the same time as other
 	// concurrent-safe calls of the same round.
 	Concurrent() bool
@@ -55,7 +45,7 @@ type Result struct {
 	// Truncated reports that Content was cut to the output limit.
 	Truncated bool `json:"truncated,omitempty"`
 	// Changes lists the files the call changed, for rewinds.
-	Changes []Change `json:"changes,omitempty"`
+	Changes []effect.Change `json:"changes,omitempty"`
 	// NotUndoable marks a call whose effects a rewind cannot undo (a shell
 	// command that may have changed anything).
 	NotUndoable bool `json:"not_undoable,omitempty"`

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"github.com/moteur/moteur/effect"
 	"io"
 	"strings"
 	"sync"
@@ -10,7 +11,6 @@ import (
 	"github.com/moteur/moteur/engine"
 	"github.com/moteur/moteur/event"
 	"github.com/moteur/moteur/policy"
-	"github.com/moteur/moteur/tools"
 )
 
 // Approvals in the terminal.
@@ -195,7 +195,7 @@ func noTerminalRefusal(mode, floor policy.Mode, policyPath string) func(event.Pe
 			return fmt.Sprintf("no terminal to ask, and the organisation policy %s wants a person to confirm every change: run moteur in a terminal", policyPath)
 		}
 		hint := fmt.Sprintf("no terminal to ask: allow it with --allow '%s(PATTERN)'", oneLine(p.Tool, 60))
-		if tools.Risk(p.Risk) == tools.RiskWrite && mode != policy.AutoWrite {
+		if effect.Risk(p.Risk) == effect.RiskWrite && mode != policy.AutoWrite {
 			hint += " or --mode auto_write"
 		}
 		return hint

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/moteur/moteur/effect"
 	"io/fs"
 	"net"
 	"os"
@@ -299,7 +300,7 @@ func markTool(calls *atomic.Int32) callTool {
 func (c callTool) Name() string             { return c.name }
 func (c callTool) Description() string      { return c.description }
 func (callTool) Schema() json.RawMessage    { return json.RawMessage(`{"type":"object"}`) }
-func (callTool) Risk() tools.Risk           { return tools.RiskRead }
+func (callTool) Risk() effect.Risk          { return effect.RiskRead }
 func (callTool) Concurrent() bool           { return false }
 func (callTool) Timeout() (d time.Duration) { return time.Minute }
 func (c callTool) Execute(context.Context, json.RawMessage) (tools.Result, error) {

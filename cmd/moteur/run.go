@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/moteur/moteur/effect"
 	"io"
 	"os"
 	"path/filepath"
@@ -165,7 +166,7 @@ type sessionTools struct {
 // file tools confined to root, saving what they replace in blobs (so that
 // a rewind can bring it back), and shell_exec isolated as sandbox says
 // (shell.SandboxAuto, SandboxBwrap or SandboxNone).
-func newSessionTools(root string, blobs tools.Blobs, sandbox string, cl *classify.Classifier, extra []func() tools.Tool) (_ *sessionTools, err error) {
+func newSessionTools(root string, blobs effect.Blobs, sandbox string, cl *classify.Classifier, extra []func() tools.Tool) (_ *sessionTools, err error) {
 	reg := tools.NewRegistry(tools.Config{})
 	if err := plan.Register(reg); err != nil {
 		return nil, fmt.Errorf("register tools: %w", err)

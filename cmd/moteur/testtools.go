@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/moteur/moteur/effect"
 	"os"
 	"time"
 
@@ -31,7 +32,7 @@ func (blockTool) Description() string {
 func (blockTool) Schema() json.RawMessage {
 	return json.RawMessage(`{"type":"object","properties":{"marker":{"type":"string"}},"required":["marker"]}`)
 }
-func (blockTool) Risk() tools.Risk       { return tools.RiskWrite }
+func (blockTool) Risk() effect.Risk      { return effect.RiskWrite }
 func (blockTool) Concurrent() bool       { return false }
 func (blockTool) Timeout() time.Duration { return time.Hour }
 

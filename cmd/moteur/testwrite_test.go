@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"github.com/moteur/moteur/effect"
 	"sync/atomic"
 	"testing"
 
@@ -19,8 +20,8 @@ func (writeTool) Description() string { return "Test tool: pretends to write the
 func (writeTool) Schema() json.RawMessage {
 	return json.RawMessage(`{"type":"object","properties":{"path":{"type":"string"}},"required":["path"]}`)
 }
-func (writeTool) Risk() tools.Risk { return tools.RiskWrite }
-func (writeTool) Concurrent() bool { return false }
+func (writeTool) Risk() effect.Risk { return effect.RiskWrite }
+func (writeTool) Concurrent() bool  { return false }
 
 func (w writeTool) Execute(context.Context, json.RawMessage) (tools.Result, error) {
 	w.calls.Add(1)

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/moteur/moteur/effect"
 	"slices"
 	"strconv"
 	"strings"
@@ -63,7 +64,7 @@ func (*EditFile) Schema() json.RawMessage { return json.RawMessage(editSchema) }
 
 // Risk implements tools.Tool: an edit changes a file recoverably (its old
 // content is kept for rewinds).
-func (*EditFile) Risk() tools.Risk { return tools.RiskWrite }
+func (*EditFile) Risk() effect.Risk { return effect.RiskWrite }
 
 // Concurrent implements tools.Tool: edits of one path are serialised by the
 // per-path lock.
@@ -134,7 +135,7 @@ func (s *Set) edit(ctx context.Context, path string, edits []edit) (tools.Result
 	if err != nil {
 		return tools.Result{}, rule, err
 	}
-	return tools.Result{Content: editSummary(tg.rel, edits, cur.data, out, spans), Changes: []tools.Change{change}}, rule, nil
+	return tools.Result{Content: editSummary(tg.rel, edits, cur.data, out, spans), Changes: []effect.Change{change}}, rule, nil
 }
 
 // span is one occurrence an edit replaces, in the original content.

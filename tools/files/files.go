@@ -10,7 +10,7 @@
 // destructive.
 //
 // Writes are atomic (a temporary file in the same directory, renamed over
-// the target) and report a tools.Change per file: the content they replace
+// the target) and report a effect.Change per file: the content they replace
 // is saved in Config.Blobs first, so that a rewind can bring it back, and a
 // write whose previous content cannot be saved is refused.
 //
@@ -39,6 +39,7 @@ package files
 import (
 	"errors"
 	"fmt"
+	"github.com/moteur/moteur/effect"
 	"os"
 	"path/filepath"
 	"sync"
@@ -66,7 +67,7 @@ type Config struct {
 	// changes are still reported, but Change.Before is "" for a file that
 	// existed, exactly as for one that did not: such a change cannot be
 	// rewound, so only leave it nil where rewinds are off.
-	Blobs tools.Blobs
+	Blobs effect.Blobs
 	// Now is the clock (nil: time.Now). The cache uses it to tell a file
 	// written in the last moments, whose mtime cannot be trusted yet.
 	Now func() time.Time
@@ -92,7 +93,7 @@ type Set struct {
 	root  string   // Config.Root, cleaned: how absolute arguments may spell it
 	real  string   // root with its symlinks resolved: the directory dir opens
 	dir   *os.Root // every file operation goes through it (see confine.go)
-	blobs tools.Blobs
+	blobs effect.Blobs
 	now   func() time.Time
 	// classify is Config.Classify; see classified.
 	classify func(string) (string, bool)

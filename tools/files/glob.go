@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/moteur/moteur/effect"
 	"io/fs"
 	"os"
 	"path"
@@ -52,7 +53,7 @@ func (*Glob) Description() string { return globDescription }
 func (*Glob) Schema() json.RawMessage { return json.RawMessage(globSchema) }
 
 // Risk implements tools.Tool.
-func (*Glob) Risk() tools.Risk { return tools.RiskRead }
+func (*Glob) Risk() effect.Risk { return effect.RiskRead }
 
 // Concurrent implements tools.Tool.
 func (*Glob) Concurrent() bool { return true }

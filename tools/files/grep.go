@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/moteur/moteur/effect"
 	"io"
 	"os"
 	"path"
@@ -64,7 +65,7 @@ func (*Grep) Description() string { return grepDescription }
 func (*Grep) Schema() json.RawMessage { return json.RawMessage(grepSchema) }
 
 // Risk implements tools.Tool.
-func (*Grep) Risk() tools.Risk { return tools.RiskRead }
+func (*Grep) Risk() effect.Risk { return effect.RiskRead }
 
 // Concurrent implements tools.Tool.
 func (*Grep) Concurrent() bool { return true }

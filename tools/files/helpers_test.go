@@ -18,7 +18,7 @@ import (
 	"github.com/moteur/moteur/tools/files"
 )
 
-// memBlobs is an in-memory tools.Blobs; fail makes Put refuse.
+// memBlobs is an in-memory effect.Blobs; fail makes Put refuse.
 type memBlobs struct {
 	mu   sync.Mutex
 	m    map[string][]byte

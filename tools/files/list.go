@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/moteur/moteur/effect"
 	"io"
 	"io/fs"
 	"path"
@@ -51,7 +52,7 @@ func (*ListFiles) Description() string { return listDescription }
 func (*ListFiles) Schema() json.RawMessage { return json.RawMessage(listSchema) }
 
 // Risk implements tools.Tool.
-func (*ListFiles) Risk() tools.Risk { return tools.RiskRead }
+func (*ListFiles) Risk() effect.Risk { return effect.RiskRead }
 
 // Concurrent implements tools.Tool.
 func (*ListFiles) Concurrent() bool { return true }

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/moteur/moteur/effect"
 	"io"
 	"os"
 	"strconv"
@@ -67,7 +68,7 @@ func (*ReadFile) Description() string { return readDescription }
 func (*ReadFile) Schema() json.RawMessage { return json.RawMessage(readSchema) }
 
 // Risk implements tools.Tool.
-func (*ReadFile) Risk() tools.Risk { return tools.RiskRead }
+func (*ReadFile) Risk() effect.Risk { return effect.RiskRead }
 
 // Concurrent implements tools.Tool: reads share nothing but the cache,
 // which locks itself.

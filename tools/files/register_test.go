@@ -2,6 +2,7 @@ package files_test
 
 import (
 	"errors"
+	"github.com/moteur/moteur/effect"
 	"strings"
 	"testing"
 
@@ -18,9 +19,9 @@ func TestRegister(t *testing.T) {
 	if got := strings.Join(r.Names(), ","); got != "edit_file,glob,grep,list_files,read_file,write_file" {
 		t.Fatalf("Names = %s", got)
 	}
-	want := map[string]tools.Risk{
-		"read_file": tools.RiskRead, "list_files": tools.RiskRead, "glob": tools.RiskRead, "grep": tools.RiskRead,
-		"write_file": tools.RiskWrite, "edit_file": tools.RiskWrite,
+	want := map[string]effect.Risk{
+		"read_file": effect.RiskRead, "list_files": effect.RiskRead, "glob": effect.RiskRead, "grep": effect.RiskRead,
+		"write_file": effect.RiskWrite, "edit_file": effect.RiskWrite,
 	}
 	for _, n := range r.Names() {
 		tool, _ := r.Lookup(n)

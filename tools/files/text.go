@@ -38,7 +38,7 @@ func cutUTF8(b []byte, n int) []byte {
 	return b[:i]
 }
 
-// sum returns the hex SHA-256 of data, the After of a tools.Change.
+// sum returns the hex SHA-256 of data, the After of a effect.Change.
 func sum(data []byte) string {
 	h := sha256.Sum256(data)
 	return hex.EncodeToString(h[:])

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/moteur/moteur/effect"
 	"io"
 	"io/fs"
 	"os"
@@ -64,7 +65,7 @@ func (*WriteFile) Description() string { return writeDescription }
 func (*WriteFile) Schema() json.RawMessage { return json.RawMessage(writeSchema) }
 
 // Risk implements tools.Tool; RiskOf refines it per call.
-func (*WriteFile) Risk() tools.Risk { return tools.RiskWrite }
+func (*WriteFile) Risk() effect.Risk { return effect.RiskWrite }
 
 // Concurrent implements tools.Tool: calls on one path are serialised by
 // the set's per-path lock, so calls of a round may run in parallel.
@@ -83,28 +84,28 @@ type writeArgs struct {
 // created (in any session) is an ordinary write. Arguments it cannot read
 // are rated destructive: the engine may still repair them into a valid
 // overwrite.
-func (t *WriteFile) RiskOf(args json.RawMessage) tools.Risk {
+func (t *WriteFile) RiskOf(args json.RawMessage) effect.Risk {
 	var a writeArgs
 	if err := json.Unmarshal(args, &a); err != nil {
-		return tools.RiskDestructive
+		return effect.RiskDestructive
 	}
 	if a.Mode == modeAppend {
-		return tools.RiskWrite
+		return effect.RiskWrite
 	}
 	tg, err := t.s.resolve(a.Path)
 	if err != nil {
-		return tools.RiskWrite // Execute refuses the call: nothing happens
+		return effect.RiskWrite // Execute refuses the call: nothing happens
 	}
 	if _, err := t.s.dir.Lstat(tg.os()); err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
-			return tools.RiskWrite
+			return effect.RiskWrite
 		}
-		return tools.RiskDestructive // cannot tell: assume the worst
+		return effect.RiskDestructive // cannot tell: assume the worst
 	}
 	if t.s.wasCreated(tg.rel) {
-		return tools.RiskWrite
+		return effect.RiskWrite
 	}
-	return tools.RiskDestructive
+	return effect.RiskDestructive
 }
 
 // Execute writes the file.
@@ -173,7 +174,7 @@ func (s *Set) write(ctx context.Context, path string, content []byte, appending 
 	default:
 		msg = fmt.Sprintf("Overwrote %s (%d bytes, was %d).", tg.rel, len(data), cur.size)
 	}
-	return tools.Result{Content: msg, Changes: []tools.Change{change}}, s.classified(tg.rel), nil
+	return tools.Result{Content: msg, Changes: []effect.Change{change}}, s.classified(tg.rel), nil
 }
 
 // existing is what a write finds at its path before changing it.
@@ -234,22 +235,22 @@ func tooLarge(tg target, size, limit int64) error {
 
 // commit saves cur's content for rewinds, then atomically replaces the
 // file with data. The caller holds the path's lock.
-func (s *Set) commit(ctx context.Context, tg target, cur existing, data []byte) (tools.Change, error) {
+func (s *Set) commit(ctx context.Context, tg target, cur existing, data []byte) (effect.Change, error) {
 	if len(data) > maxWriteBytes {
-		return tools.Change{}, fmt.Errorf("%s would be %d bytes, over the %d-byte (8 MiB) limit", tg.arg, len(data), maxWriteBytes)
+		return effect.Change{}, fmt.Errorf("%s would be %d bytes, over the %d-byte (8 MiB) limit", tg.arg, len(data), maxWriteBytes)
 	}
-	change := tools.Change{Path: tg.rel, After: sum(data)}
+	change := effect.Change{Path: tg.rel, After: sum(data)}
 	if cur.exists && s.blobs != nil {
 		// Before the file changes, never after: a content that could not
 		// be kept must not be lost.
 		id, err := s.blobs.Put(ctx, cur.data)
 		if err != nil {
-			return tools.Change{}, fmt.Errorf("%s left unchanged: saving its current content for rewinds failed: %w", tg.arg, err)
+			return effect.Change{}, fmt.Errorf("%s left unchanged: saving its current content for rewinds failed: %w", tg.arg, err)
 		}
 		change.Before = id
 	}
 	if err := s.replace(ctx, tg, data, cur); err != nil {
-		return tools.Change{}, err
+		return effect.Change{}, err
 	}
 	if !cur.exists {
 		s.markCreated(tg.rel)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/moteur/moteur/effect"
 	"os"
 	"slices"
 	"strings"
@@ -93,7 +94,7 @@ func TestWriteFileSizeLimit(t *testing.T) {
 func TestWriteChanges(t *testing.T) {
 	e := newEnv(t)
 	res := e.ok("write_file", map[string]any{"path": "dir/a.txt", "content": "v1\n"})
-	want := tools.Change{Path: "dir/a.txt", Before: "", After: sha([]byte("v1\n"))}
+	want := effect.Change{Path: "dir/a.txt", Before: "", After: sha([]byte("v1\n"))}
 	if len(res.Changes) != 1 || res.Changes[0] != want {
 		t.Fatalf("create changes = %+v, want %+v", res.Changes, want)
 	}
@@ -160,7 +161,7 @@ func TestWriteWithoutBlobs(t *testing.T) {
 	e := newEnvWith(t, nil)
 	e.put("a.txt", "old")
 	res := e.ok("write_file", map[string]any{"path": "a.txt", "content": "new"})
-	if want := (tools.Change{Path: "a.txt", After: sha([]byte("new"))}); len(res.Changes) != 1 || res.Changes[0] != want {
+	if want := (effect.Change{Path: "a.txt", After: sha([]byte("new"))}); len(res.Changes) != 1 || res.Changes[0] != want {
 		t.Errorf("changes = %+v, want %+v", res.Changes, want)
 	}
 }
@@ -210,18 +211,18 @@ func TestWriteRisk(t *testing.T) {
 	if !ok {
 		t.Fatal("write_file does not implement RiskAssessor")
 	}
-	risk := func(args string) tools.Risk { return ra.RiskOf(json.RawMessage(args)) }
+	risk := func(args string) effect.Risk { return ra.RiskOf(json.RawMessage(args)) }
 
 	cases := []struct {
 		args string
-		want tools.Risk
+		want effect.Risk
 	}{
-		{`{"path":"user.txt","content":"x"}`, tools.RiskDestructive},
-		{`{"path":"user.txt","content":"x","mode":"overwrite"}`, tools.RiskDestructive},
-		{`{"path":"user.txt","content":"x","mode":"append"}`, tools.RiskWrite},
-		{`{"path":"new.txt","content":"x"}`, tools.RiskWrite},
-		{`{"path":"../outside","content":"x"}`, tools.RiskWrite}, // refused anyway
-		{`{"path":`, tools.RiskDestructive},                      // unreadable: assume the worst
+		{`{"path":"user.txt","content":"x"}`, effect.RiskDestructive},
+		{`{"path":"user.txt","content":"x","mode":"overwrite"}`, effect.RiskDestructive},
+		{`{"path":"user.txt","content":"x","mode":"append"}`, effect.RiskWrite},
+		{`{"path":"new.txt","content":"x"}`, effect.RiskWrite},
+		{`{"path":"../outside","content":"x"}`, effect.RiskWrite}, // refused anyway
+		{`{"path":`, effect.RiskDestructive},                      // unreadable: assume the worst
 	}
 	for _, tc := range cases {
 		if got := risk(tc.args); got != tc.want {
@@ -231,13 +232,13 @@ func TestWriteRisk(t *testing.T) {
 	// Once the set created new.txt, overwriting it is the agent's own
 	// business.
 	e.ok("write_file", map[string]any{"path": "new.txt", "content": "mine"})
-	if got := risk(`{"path":"new.txt","content":"x"}`); got != tools.RiskWrite {
+	if got := risk(`{"path":"new.txt","content":"x"}`); got != effect.RiskWrite {
 		t.Errorf("overwrite of own file = %s, want write", got)
 	}
 	// Its static risk, and edit_file's, is write.
 	for _, n := range []string{"write_file", "edit_file"} {
 		tl, _ := e.reg.Lookup(n)
-		if tl.Risk() != tools.RiskWrite || !tl.Concurrent() {
+		if tl.Risk() != effect.RiskWrite || !tl.Concurrent() {
 			t.Errorf("%s: risk %s concurrent %v", n, tl.Risk(), tl.Concurrent())
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/moteur/moteur/effect"
 	"path/filepath"
 	"strings"
 
@@ -28,8 +29,8 @@ func (*list) Schema() json.RawMessage {
 },"required":["knowledge_base_id"],"additionalProperties":false}`)
 }
 
-func (*list) Risk() tools.Risk { return tools.RiskRead }
-func (*list) Concurrent() bool { return true }
+func (*list) Risk() effect.Risk { return effect.RiskRead }
+func (*list) Concurrent() bool  { return true }
 
 type listArgs struct {
 	Base     string `json:"knowledge_base_id"`

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/moteur/moteur/effect"
 	"path/filepath"
 	"regexp"
 	"sort"
@@ -42,8 +43,8 @@ func (*read) Schema() json.RawMessage {
 },"required":["id"],"additionalProperties":false}`)
 }
 
-func (*read) Risk() tools.Risk { return tools.RiskRead }
-func (*read) Concurrent() bool { return true }
+func (*read) Risk() effect.Risk { return effect.RiskRead }
+func (*read) Concurrent() bool  { return true }
 
 type readArgs struct {
 	ID      string `json:"id"`

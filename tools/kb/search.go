@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/moteur/moteur/effect"
 	"path/filepath"
 	"strings"
 
@@ -31,8 +32,8 @@ func (t *search) Schema() json.RawMessage {
 },"required":["query"],"additionalProperties":false}`, t.s.cfg.Store.Retrieval().MaxLimit, t.s.cfg.Store.Retrieval().Limit))
 }
 
-func (*search) Risk() tools.Risk { return tools.RiskRead }
-func (*search) Concurrent() bool { return true }
+func (*search) Risk() effect.Risk { return effect.RiskRead }
+func (*search) Concurrent() bool  { return true }
 
 type searchArgs struct {
 	Query string   `json:"query"`

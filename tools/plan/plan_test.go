@@ -3,6 +3,7 @@ package plan_test
 import (
 	"context"
 	"errors"
+	"github.com/moteur/moteur/effect"
 	"strings"
 	"sync"
 	"testing"
@@ -50,7 +51,7 @@ func TestRegister(t *testing.T) {
 	}
 	for _, n := range r.Names() {
 		tool, _ := r.Lookup(n)
-		if tool.Concurrent() || tool.Risk() != tools.RiskRead {
+		if tool.Concurrent() || tool.Risk() != effect.RiskRead {
 			t.Errorf("%s: concurrent %v, risk %s; want false, read", n, tool.Concurrent(), tool.Risk())
 		}
 		if len(tool.Description()) < 200 {

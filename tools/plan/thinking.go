@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/moteur/moteur/effect"
 	"slices"
 	"strings"
 	"sync"
@@ -81,7 +82,7 @@ func (*Thinking) Description() string { return thinkingDescription }
 func (*Thinking) Schema() json.RawMessage { return json.RawMessage(thinkingSchema) }
 
 // Risk implements tools.Tool: it only writes its own notes.
-func (*Thinking) Risk() tools.Risk { return tools.RiskRead }
+func (*Thinking) Risk() effect.Risk { return effect.RiskRead }
 
 // Concurrent implements tools.Tool: thoughts are numbered, so two calls of a
 // round must be recorded in the order the model wrote them.

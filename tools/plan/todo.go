@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/moteur/moteur/effect"
 	"strings"
 	"sync"
 
@@ -83,7 +84,7 @@ func (*TodoWrite) Description() string { return todoDescription }
 func (*TodoWrite) Schema() json.RawMessage { return json.RawMessage(todoSchema) }
 
 // Risk implements tools.Tool: it only writes its own plan.
-func (*TodoWrite) Risk() tools.Risk { return tools.RiskRead }
+func (*TodoWrite) Risk() effect.Risk { return effect.RiskRead }
 
 // Concurrent implements tools.Tool: each call replaces the plan, so two
 // calls of a round must apply in order.

@@ -3,6 +3,7 @@ package shell_test
 import (
 	"context"
 	"encoding/json"
+	"github.com/moteur/moteur/effect"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -316,14 +317,14 @@ func TestRiskOfOverwrite(t *testing.T) {
 	}
 	for _, c := range []struct {
 		args map[string]any
-		want tools.Risk
+		want effect.Risk
 	}{
-		{map[string]any{"command": "echo x > new.txt"}, tools.RiskWrite},
-		{map[string]any{"command": "echo x > sub/old.txt"}, tools.RiskDestructive},
-		{map[string]any{"command": "echo x > old.txt", "work_dir": "sub"}, tools.RiskDestructive},
-		{map[string]any{"command": "cd sub && echo x > old.txt"}, tools.RiskDestructive},
-		{map[string]any{"command": "echo x >> sub/old.txt"}, tools.RiskWrite},
-		{map[string]any{"command": "cd \"$D\" && echo x > new.txt"}, tools.RiskDestructive}, // cannot tell
+		{map[string]any{"command": "echo x > new.txt"}, effect.RiskWrite},
+		{map[string]any{"command": "echo x > sub/old.txt"}, effect.RiskDestructive},
+		{map[string]any{"command": "echo x > old.txt", "work_dir": "sub"}, effect.RiskDestructive},
+		{map[string]any{"command": "cd sub && echo x > old.txt"}, effect.RiskDestructive},
+		{map[string]any{"command": "echo x >> sub/old.txt"}, effect.RiskWrite},
+		{map[string]any{"command": "cd \"$D\" && echo x > new.txt"}, effect.RiskDestructive}, // cannot tell
 	} {
 		raw, _ := json.Marshal(c.args)
 		if got := e.RiskOf(raw); got != c.want {

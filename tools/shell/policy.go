@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/moteur/moteur/effect"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -12,7 +13,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/moteur/moteur/shellcmd"
-	"github.com/moteur/moteur/tools"
 )
 
 // What the tool tells the policy about a call — its risk class, whether
@@ -32,22 +32,22 @@ import (
 //   - write: anything else, and every call whose arguments Execute would
 //     refuse, whose line does not parse, or whose env sets a variable that
 //     is not on shellcmd.SafeEnv.
-func (e *Exec) RiskOf(raw json.RawMessage) tools.Risk {
+func (e *Exec) RiskOf(raw json.RawMessage) effect.Risk {
 	a, err := parseArgs(raw)
 	if err != nil {
-		return tools.RiskWrite
+		return effect.RiskWrite
 	}
 	wd, err := e.workDir(a.WorkDir)
 	if err != nil {
-		return tools.RiskWrite
+		return effect.RiskWrite
 	}
 	return e.risk(a, wd, read(a))
 }
 
 // risk is RiskOf of a call run in wd.
-func (e *Exec) risk(a args, wd string, r reading) tools.Risk {
+func (e *Exec) risk(a args, wd string, r reading) effect.Risk {
 	if r.err != nil {
-		return tools.RiskWrite
+		return effect.RiskWrite
 	}
 	exists := e.existsFrom(wd, r.line)
 	class := r.line.Class(exists)
@@ -61,11 +61,11 @@ func (e *Exec) risk(a args, wd string, r reading) tools.Risk {
 	}
 	switch class {
 	case shellcmd.Probe:
-		return tools.RiskProbe
+		return effect.RiskProbe
 	case shellcmd.Destructive:
-		return tools.RiskDestructive
+		return effect.RiskDestructive
 	}
-	return tools.RiskWrite
+	return effect.RiskWrite
 }
 
 // MustConfirm implements tools.Confirmer: a call the user must confirm in

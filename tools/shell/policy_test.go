@@ -2,11 +2,11 @@ package shell_test
 
 import (
 	"encoding/json"
+	"github.com/moteur/moteur/effect"
 	"os"
 	"path/filepath"
 	"testing"
 
-	"github.com/moteur/moteur/tools"
 	"github.com/moteur/moteur/tools/shell"
 )
 
@@ -16,10 +16,10 @@ func TestRiskOf(t *testing.T) {
 	if err := os.Mkdir(filepath.Join(root, "sub"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	probe, write, destructive := tools.RiskProbe, tools.RiskWrite, tools.RiskDestructive
+	probe, write, destructive := effect.RiskProbe, effect.RiskWrite, effect.RiskDestructive
 	for _, c := range []struct {
 		command string
-		want    tools.Risk
+		want    effect.Risk
 	}{
 		// Read-only programs, alone and combined.
 		{"ls", probe},
@@ -141,7 +141,7 @@ func TestRiskOf(t *testing.T) {
 	}
 
 	// Arguments beyond the command.
-	for raw, want := range map[string]tools.Risk{
+	for raw, want := range map[string]effect.Risk{
 		`{"command":"ls","env":{"PATH":"."}}`:     write, // ./ls
 		`{"command":"ls","env":{"FOO":"1"}}`:      write, // not on the safe list
 		`{"command":"ls","env":{"NO_COLOR":"1"}}`: probe,

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/moteur/moteur/effect"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -155,7 +156,7 @@ func (*Exec) Schema() json.RawMessage { return json.RawMessage(schema) }
 
 // Risk implements tools.Tool: the class of a call whose command is not
 // known; RiskOf refines it per call.
-func (*Exec) Risk() tools.Risk { return tools.RiskWrite }
+func (*Exec) Risk() effect.Risk { return effect.RiskWrite }
 
 // Concurrent implements tools.Tool: commands may touch the same files as
 // each other and as the file tools, so they run alone.
@@ -229,7 +230,7 @@ func (e *Exec) Execute(ctx context.Context, raw json.RawMessage) (tools.Result, 
 		// First, so that no truncation of the output can drop it.
 		res.Content = note + "\n" + res.Content
 	}
-	res.NotUndoable = e.risk(a, wd, r) != tools.RiskProbe
+	res.NotUndoable = e.risk(a, wd, r) != effect.RiskProbe
 	return res, nil
 }
 
