@@ -43,6 +43,8 @@ var (
 	ErrAuditFailure = errors.New("audit log write failure")
 	// ErrEmptyInput: the input text is empty.
 	ErrEmptyInput = errors.New("empty input")
+	// ErrNoProvider: SubmitInput on an engine made without a provider.
+	ErrNoProvider = errors.New("engine: no provider: this engine does not run turns")
 )
 
 // DefaultSystemPrompt is used when Deps.SystemPrompt is empty.
@@ -128,6 +130,16 @@ type Deps struct {
 	// UnavailableMCP: one McpServerDown is emitted for each right after
 	// every SessionStarted.
 	UnavailableMCP []event.McpServerDownPayload
+
+	// Store, when set, is where the sessions' persisted events are read
+	// back (session.Store implements it): before each turn the engine
+	// applies the events it has not seen, so a session another process or
+	// another Engine ran continues here without Restore. A store that also
+	// keeps snapshots and approvals (session.Store does) makes continuing
+	// a long session cheap and lets an approval be answered from another
+	// process. nil: the engine knows only what it ran and what Restore gave
+	// it.
+	Store Store
 }
 
 // Input is a user message: Text goes to the model; the other fields document

@@ -117,8 +117,18 @@ func TestEmptyInputAndSessionRejected(t *testing.T) {
 	}
 }
 
+// TestNewWithoutProvider: an engine without a provider is made (it rewinds
+// and answers approvals), and refuses to run a turn, recording nothing.
 func TestNewWithoutProvider(t *testing.T) {
-	if _, err := New(Deps{}); err == nil {
-		t.Fatal("New without a provider must fail")
+	sink := &memSink{}
+	e, err := New(Deps{Sinks: []event.Sink{sink}})
+	if err != nil {
+		t.Fatalf("New without a provider: %v", err)
+	}
+	if err := e.Submit(t.Context(), "s1", "hello"); !errors.Is(err, ErrNoProvider) {
+		t.Fatalf("Submit without a provider: %v, want ErrNoProvider", err)
+	}
+	if n := len(sink.all()); n != 0 {
+		t.Fatalf("%d events recorded by a refused turn", n)
 	}
 }

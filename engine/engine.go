@@ -83,10 +83,12 @@ func newSession(id string) *session {
 		rewind: &checkpoint.State{}, aliases: cite.NewTable()}
 }
 
-// New returns an engine. It fails when no provider is given.
+// New returns an engine. Without a provider (none in Deps.Provider nor a
+// Router) it still rewinds, follows sessions and answers approvals, and
+// SubmitInput fails with ErrNoProvider.
 func New(d Deps) (*Engine, error) {
-	if d.Provider == nil {
-		return nil, errors.New("engine: Deps.Provider is required")
+	if d.Provider == nil && d.Router != nil {
+		d.Provider = d.Router.Default().Provider
 	}
 	if d.MaxIterations <= 0 {
 		d.MaxIterations = DefaultMaxIterations
@@ -175,6 +177,9 @@ func (e *Engine) Submit(ctx context.Context, sessionID, input string) error {
 func (e *Engine) SubmitInput(ctx context.Context, sessionID string, in Input) error {
 	if e.failed.Load() {
 		return ErrAuditFailure
+	}
+	if e.deps.Provider == nil {
+		return ErrNoProvider
 	}
 	if strings.TrimSpace(sessionID) == "" {
 		return errors.New("engine: empty session id")
