@@ -19,6 +19,7 @@ import (
 	"github.com/moteur/moteur/policy"
 	"github.com/moteur/moteur/profile"
 	"github.com/moteur/moteur/routing"
+	storage "github.com/moteur/moteur/session"
 	"github.com/moteur/moteur/tools"
 )
 
@@ -153,15 +154,28 @@ func defaultOutbound(d Deps, p profile.Profile) (*policy.Outbound, error) {
 
 func (e *Engine) now() time.Time { return e.deps.Now() }
 
-func (e *Engine) session(id string) *session {
+// session returns the state of session id, read back from Deps.Store when
+// this engine has none yet.
+func (e *Engine) session(ctx context.Context, id string) (*session, error) {
 	e.sessMu.Lock()
 	defer e.sessMu.Unlock()
-	s, ok := e.sessions[id]
-	if !ok {
-		s = newSession(id)
-		e.sessions[id] = s
+	if s, ok := e.sessions[id]; ok {
+		return s, nil
 	}
-	return s
+	s := newSession(id)
+	if e.deps.Store != nil {
+		evs, err := e.deps.Store.LoadFrom(ctx, id, 0)
+		if err != nil && !errors.Is(err, storage.ErrNotFound) {
+			return nil, fmt.Errorf("session %s: %w", id, err)
+		}
+		if len(evs) > 0 {
+			if s, err = rebuilt(id, evs); err != nil {
+				return nil, err
+			}
+		}
+	}
+	e.sessions[id] = s
+	return s, nil
 }
 
 // Submit runs one turn with input as the user's message.
@@ -187,7 +201,10 @@ func (e *Engine) SubmitInput(ctx context.Context, sessionID string, in Input) er
 	if strings.TrimSpace(in.Text) == "" {
 		return ErrEmptyInput
 	}
-	s := e.session(sessionID)
+	s, err := e.session(ctx, sessionID)
+	if err != nil {
+		return err
+	}
 	select {
 	case s.turn <- struct{}{}:
 	case <-ctx.Done():

@@ -31,21 +31,31 @@ const danglingCallAnswer = "No result was recorded for this call: the session st
 // ErrInvalidLog when the events cannot describe a session (another
 // session's event, seqs out of order, a compaction or rewind out of range).
 func (e *Engine) Restore(sessionID string, events []event.Event) error {
-	r := &restorer{id: sessionID, pending: map[string]bool{}, names: map[string]string{},
-		pointLen: map[uint64]int{}, prompts: map[uint64]string{}, rewind: &checkpoint.State{}, aliases: cite.NewTable()}
-	for _, ev := range events {
-		if err := r.apply(ev); err != nil {
-			return fmt.Errorf("%w: session %s, event %d (%s): %w", ErrInvalidLog, sessionID, ev.Seq, ev.Type, err)
-		}
+	s, err := rebuilt(sessionID, events)
+	if err != nil {
+		return err
 	}
-	dangling := r.danglingCalls()
-	r.answerDangling()
-
 	e.sessMu.Lock()
 	defer e.sessMu.Unlock()
 	if _, ok := e.sessions[sessionID]; ok {
 		return fmt.Errorf("%w: %s", ErrSessionActive, sessionID)
 	}
+	e.sessions[sessionID] = s
+	return nil
+}
+
+// rebuilt is the state of a session rebuilt from its events.
+func rebuilt(sessionID string, events []event.Event) (*session, error) {
+	r := &restorer{id: sessionID, pending: map[string]bool{}, names: map[string]string{},
+		pointLen: map[uint64]int{}, prompts: map[uint64]string{}, rewind: &checkpoint.State{}, aliases: cite.NewTable()}
+	for _, ev := range events {
+		if err := r.apply(ev); err != nil {
+			return nil, fmt.Errorf("%w: session %s, event %d (%s): %w", ErrInvalidLog, sessionID, ev.Seq, ev.Type, err)
+		}
+	}
+	dangling := r.danglingCalls()
+	r.answerDangling()
+
 	s := newSession(sessionID)
 	// started stays false: the next turn records a SessionStarted of its
 	// own, saying what this process runs the session with.
@@ -57,8 +67,7 @@ func (e *Engine) Restore(sessionID string, events []event.Event) error {
 		s.estimator = compaction.NewEstimator()
 		s.estimator.SetScale(r.scale)
 	}
-	e.sessions[sessionID] = s
-	return nil
+	return s, nil
 }
 
 // restorer replays events onto a session's state.

@@ -160,7 +160,7 @@ func TestRestoreResumesPermissionCounterIncludingSubAgents(t *testing.T) {
 	if err := h.e.Restore("s1", log); err != nil {
 		t.Fatal(err)
 	}
-	if got := h.e.session("s1").permSeq; got != 7 {
+	if got := h.e.existing("s1").permSeq; got != 7 {
 		t.Errorf("permission counter = %d, want 7", got)
 	}
 }
@@ -238,7 +238,7 @@ func TestRestoreIgnoresSubAgentEventsButClassification(t *testing.T) {
 	if err := h.e.Restore("s1", log); err != nil {
 		t.Fatal(err)
 	}
-	if !h.e.session("s1").sensitive {
+	if !h.e.existing("s1").sensitive {
 		t.Errorf("a sub-agent's SessionClassified must make the session sensitive")
 	}
 	if err := h.submit("et ensuite ?"); err != nil {
