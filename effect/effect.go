@@ -1,9 +1,9 @@
 // Package effect holds what a tool call does to the world, as the packages
-// that judge, record and undo calls share it: its risk class (policy
-// decides on it, events record it), the files it changed and the store of
-// their earlier contents (checkpoints undo them). It is a leaf: it imports
-// nothing of Moteur's, so that event, policy and checkpoint need not import
-// tools.
+// that judge, record and undo calls share it with the tools: its risk class
+// (policy decides on it, events record it), the files it changed and the
+// store of their earlier contents (checkpoints undo them), and the sandbox
+// it runs in (SessionStarted records it). It is a leaf: it imports nothing
+// of Moteur's, so that event, policy and checkpoint need not import tools.
 package effect
 
 import "context"
@@ -44,4 +44,28 @@ type Change struct {
 type Blobs interface {
 	Put(ctx context.Context, data []byte) (id string, err error)
 	Get(ctx context.Context, id string) ([]byte, error)
+}
+
+// Sandbox describes how a tool's calls (the shell's commands) are
+// isolated, as SessionStarted records it.
+type Sandbox struct {
+	Kind    string `json:"kind"`
+	Network bool   `json:"network,omitempty"`
+	Detail  string `json:"detail,omitempty"`
+	// The fields below say what the bwrap sandbox enforces, as a trial run
+	// found it inside the sandbox at start; they are empty for other kinds.
+	// UserNamespace: commands run in a user namespace of their own, as UID.
+	UserNamespace bool `json:"user_namespace,omitempty"`
+	UID           int  `json:"uid,omitempty"`
+	// Capabilities is "none" when commands hold no capability at all.
+	Capabilities string `json:"capabilities,omitempty"`
+	// NoNewPrivs: no program gains privileges at exec (setuid ignored).
+	NoNewPrivs bool `json:"no_new_privs,omitempty"`
+	// Seccomp names the groups of system calls a seccomp filter refuses
+	// ("mount", "namespaces", "ptrace", …); empty without a filter.
+	Seccomp []string `json:"seccomp,omitempty"`
+	// ReadOnly lists the project's control paths (files that make programs
+	// run or grant rights: .git/config, .git/hooks, .mcp.json…) mounted
+	// read-only inside the sandbox, relative to the project root.
+	ReadOnly []string `json:"read_only,omitempty"`
 }

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"errors"
+	"github.com/moteur/moteur/effect"
 	"time"
 
 	"github.com/moteur/moteur/checkpoint"
@@ -98,7 +99,7 @@ type Deps struct {
 	Checkpoints *checkpoint.Store
 	// Sandbox describes the session's isolation, copied into SessionStarted
 	// (nil: omitted).
-	Sandbox *event.SandboxInfo
+	Sandbox *effect.Sandbox
 
 	// Outbound is checked before every send (nil: built from Policy,
 	// Allowlists, Profile and Classify).

@@ -215,7 +215,6 @@ func (e *Engine) SubmitInput(ctx context.Context, sessionID string, in Input) er
 		return ErrAuditFailure
 	}
 	t := newTurn(e, s)
-	defer t.cleanup()
 	return t.run(ctx, in)
 }
 

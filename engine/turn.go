@@ -44,11 +44,6 @@ type turn struct {
 
 func newTurn(e *Engine, s *session) *turn { return &turn{e: e, s: s} }
 
-// cleanup releases tool resources whatever the turn's outcome.
-func (t *turn) cleanup() {
-	_ = t.e.deps.Tools.Cleanup(context.Background())
-}
-
 // emit records an event and remembers an audit failure, which ends the turn.
 func (t *turn) emit(typ event.Type, payload any) error {
 	_, err := t.recordEvent(typ, payload)

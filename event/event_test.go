@@ -3,6 +3,7 @@ package event
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/moteur/moteur/effect"
 	"go/ast"
 	"go/parser"
 	"go/token"
@@ -24,7 +25,7 @@ func samples() []Event {
 		SessionStarted: SessionStartedPayload{Provider: "p", Model: "m", Tools: []string{"a"}, MaxIterations: 50, Lang: "fr",
 			Profile: "restricted", Mode: "confirm", Policy: &PolicyInfo{Path: "/etc/moteur/policy.yaml", AllowedHosts: []string{"h"}},
 			Routing:    &RoutingInfo{Candidates: []RouteCandidate{{Provider: "local", Model: "q", Local: true}}},
-			Allowlists: [][]string{{"a.example"}}, Sandbox: &SandboxInfo{Kind: "bwrap"}, MCP: []MCPServerInfo{{Name: "git"}}},
+			Allowlists: [][]string{{"a.example"}}, Sandbox: &effect.Sandbox{Kind: "bwrap"}, MCP: []MCPServerInfo{{Name: "git"}}},
 		UserMessage:      UserMessagePayload{Text: "salut", Typed: "/s salut", Skill: "s", SkillSHA256: "ab"},
 		AssistantMessage: AssistantMessagePayload{Text: "t", ToolCalls: []llm.ToolCall{{ID: "c", Name: "n", Arguments: "{}"}}, Round: 2, Usage: &llm.Usage{TotalTokens: 3}},
 		ToolResult:       ToolResultPayload{CallID: "c", Name: "n", Content: "r", IsError: true, DurationMS: 5, Round: 2},

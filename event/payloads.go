@@ -29,7 +29,7 @@ type SessionStartedPayload struct {
 	// Allowlists are the host lists providers are checked against.
 	Allowlists [][]string `json:"allowlists,omitempty"`
 	// Sandbox describes the shell's isolation, nil when not described.
-	Sandbox *SandboxInfo    `json:"sandbox,omitempty"`
+	Sandbox *effect.Sandbox `json:"sandbox,omitempty"`
 	MCP     []MCPServerInfo `json:"mcp,omitempty"`
 }
 
@@ -53,29 +53,6 @@ type RouteCandidate struct {
 	Model    string `json:"model"`
 	Host     string `json:"host,omitempty"`
 	Local    bool   `json:"local,omitempty"`
-}
-
-// SandboxInfo describes how shell commands are isolated.
-type SandboxInfo struct {
-	Kind    string `json:"kind"`
-	Network bool   `json:"network,omitempty"`
-	Detail  string `json:"detail,omitempty"`
-	// The fields below say what the bwrap sandbox enforces, as a trial run
-	// found it inside the sandbox at start; they are empty for other kinds.
-	// UserNamespace: commands run in a user namespace of their own, as UID.
-	UserNamespace bool `json:"user_namespace,omitempty"`
-	UID           int  `json:"uid,omitempty"`
-	// Capabilities is "none" when commands hold no capability at all.
-	Capabilities string `json:"capabilities,omitempty"`
-	// NoNewPrivs: no program gains privileges at exec (setuid ignored).
-	NoNewPrivs bool `json:"no_new_privs,omitempty"`
-	// Seccomp names the groups of system calls a seccomp filter refuses
-	// ("mount", "namespaces", "ptrace", …); empty without a filter.
-	Seccomp []string `json:"seccomp,omitempty"`
-	// ReadOnly lists the project's control paths (files that make programs
-	// run or grant rights: .git/config, .git/hooks, .mcp.json…) mounted
-	// read-only inside the sandbox, relative to the project root.
-	ReadOnly []string `json:"read_only,omitempty"`
 }
 
 // UserMessagePayload is the user's input of a turn.

@@ -359,36 +359,3 @@ func formatDuration(d time.Duration) string {
 	}
 	return d.String()
 }
-
-// Cleanup calls Cleanup on every tool that implements Cleaner, in name
-// order, and joins their errors. One failing or panicking tool does not stop
-// the others from releasing their resources.
-func (r *Registry) Cleanup(ctx context.Context) error {
-	r.mu.RLock()
-	entries := make([]*entry, 0, len(r.names))
-	for _, n := range r.names {
-		entries = append(entries, r.tools[n])
-	}
-	r.mu.RUnlock()
-
-	var errs []error
-	for _, e := range entries {
-		c, ok := e.tool.(Cleaner)
-		if !ok {
-			continue
-		}
-		if err := cleanup(ctx, c); err != nil {
-			errs = append(errs, fmt.Errorf("cleanup %s: %w", e.name, err))
-		}
-	}
-	return errors.Join(errs...)
-}
-
-func cleanup(ctx context.Context, c Cleaner) (err error) {
-	defer func() {
-		if p := recover(); p != nil {
-			err = fmt.Errorf("panic: %v", p)
-		}
-	}()
-	return c.Cleanup(ctx)
-}

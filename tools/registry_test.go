@@ -49,22 +49,6 @@ type slowTool struct {
 
 func (s *slowTool) Timeout() time.Duration { return s.timeout }
 
-// cleanTool implements Cleaner.
-type cleanTool struct {
-	fakeTool
-	err     error
-	panics  bool
-	cleaned atomic.Bool
-}
-
-func (c *cleanTool) Cleanup(context.Context) error {
-	c.cleaned.Store(true)
-	if c.panics {
-		panic("cleanup exploded")
-	}
-	return c.err
-}
-
 const querySchema = `{"type":"object","properties":{"query":{"type":"string"}},"required":["query"]}`
 
 func echo(name, schema string) *fakeTool {
@@ -579,33 +563,6 @@ func TestToolErrors(t *testing.T) {
 	}
 	if res := exec(r, "plain", "{}"); !reflect.DeepEqual(res, tools.Result{Content: "no such document", IsError: true, Display: "doc"}) {
 		t.Errorf("plain: got %+v", res)
-	}
-}
-
-func TestCleanup(t *testing.T) {
-	r := tools.NewRegistry(tools.Config{})
-	errA, errB := errors.New("a failed"), errors.New("b failed")
-	a := &cleanTool{fakeTool: fakeTool{name: "a"}, err: errA}
-	b := &cleanTool{fakeTool: fakeTool{name: "b"}, err: errB}
-	c := &cleanTool{fakeTool: fakeTool{name: "c"}, panics: true}
-	ok := &cleanTool{fakeTool: fakeTool{name: "ok"}}
-	mustRegister(t, r, b, echo("plain", ""), a, c, ok)
-
-	err := r.Cleanup(context.Background())
-	if !errors.Is(err, errA) || !errors.Is(err, errB) {
-		t.Fatalf("Cleanup = %v, want both errors joined", err)
-	}
-	if !strings.Contains(err.Error(), "cleanup exploded") {
-		t.Errorf("panic not reported: %v", err)
-	}
-	for _, ct := range []*cleanTool{a, b, c, ok} {
-		if !ct.cleaned.Load() {
-			t.Errorf("%s not cleaned", ct.name)
-		}
-	}
-
-	if err := tools.NewRegistry(tools.Config{}).Cleanup(context.Background()); err != nil {
-		t.Errorf("empty registry Cleanup = %v", err)
 	}
 }
 

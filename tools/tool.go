@@ -59,10 +59,25 @@ type Result struct {
 	Classified string `json:"classified,omitempty"`
 }
 
-// Cleaner is implemented by tools that hold resources for a session; the
-// registry's Cleanup calls it at the end of a turn.
-type Cleaner interface {
-	Cleanup(ctx context.Context) error
+// Retrieval is implemented by tools whose results describe sources that may
+// change between turns (a knowledge base, the web): the engine sends an
+// earlier turn's result as a placeholder, so that the agent searches again
+// instead of trusting it (seed 000).
+type Retrieval interface {
+	Retrieval() bool
+}
+
+// NetworkGranter is implemented by tools that isolate their calls and can
+// be given the network for one call at the user's word (the sandboxed
+// shell): requests to approve such a call offer "allow with network".
+type NetworkGranter interface {
+	GrantsNetwork() bool
+}
+
+// Isolated is implemented by tools that run their calls in a sandbox: what
+// it enforces, recorded in SessionStarted.
+type Isolated interface {
+	Sandbox() effect.Sandbox
 }
 
 // TimeoutOverrider is implemented by tools whose calls need a deadline other

@@ -213,10 +213,10 @@ func newSessionTools(root string, blobs effect.Blobs, sandbox string, cl *classi
 }
 
 // sandbox describes the isolation of shell commands, for SessionStarted.
-func (st *sessionTools) sandbox() *event.SandboxInfo {
+func (st *sessionTools) sandbox() *effect.Sandbox {
 	kind, detail := st.shell.Describe()
 	iso := st.shell.Isolation()
-	return &event.SandboxInfo{
+	return &effect.Sandbox{
 		Kind: kind, Detail: detail,
 		UserNamespace: iso.UserNamespace, UID: iso.UID, Capabilities: iso.Capabilities,
 		NoNewPrivs: iso.NoNewPrivs, Seccomp: iso.Seccomp, ReadOnly: iso.ReadOnly,
@@ -429,7 +429,7 @@ func (c *cli) openAgent(ctx context.Context, g *globalFlags, f *agentFlags) (_ *
 // on a terminal when auto found no usable bubblewrap (the reason, recorded
 // in SessionStarted, says how to install it). The stricter profiles never
 // run unsandboxed: they refuse the commands instead.
-func (c *cli) sandboxNote(flag string, sb *event.SandboxInfo) {
+func (c *cli) sandboxNote(flag string, sb *effect.Sandbox) {
 	if sb.Kind != "none" { // as shell.Exec.Describe reports no sandbox
 		return
 	}
