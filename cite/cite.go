@@ -11,8 +11,10 @@
 package cite
 
 import (
+	"cmp"
 	"context"
 	"regexp"
+	"slices"
 	"strconv"
 	"sync"
 )
@@ -91,6 +93,24 @@ func (t *Table) Add(refs ...Ref) {
 		t.byAlias[r.Alias] = r
 		t.next[r.Kind] = max(t.next[r.Kind], n)
 	}
+}
+
+// Refs returns every ref of the table, by kind then number: with Add they
+// rebuild it (a snapshot of a session keeps them).
+func (t *Table) Refs() []Ref {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	out := make([]Ref, 0, len(t.byAlias))
+	for _, r := range t.byAlias {
+		out = append(out, r)
+	}
+	slices.SortFunc(out, func(a, b Ref) int {
+		if c := cmp.Compare(a.Kind, b.Kind); c != 0 {
+			return c
+		}
+		return cmp.Compare(len(a.Alias), len(b.Alias))*2 + cmp.Compare(a.Alias, b.Alias)
+	})
+	return out
 }
 
 // Resolve returns what alias stands for.

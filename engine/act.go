@@ -24,17 +24,13 @@ func (t *turn) withTools(ctx context.Context, resp llm.Response) (outcome, bool)
 	if t.auditErr != nil {
 		return outcome{}, true
 	}
-	var results []tools.Result
 	if resp.Finish == llm.FinishLength {
-		results = t.refuseCut(resp.ToolCalls)
+		t.refuseCut(resp.ToolCalls)
 	} else {
-		results = t.act(ctx, resp.ToolCalls, t.authorize(ctx, resp.ToolCalls))
+		t.act(ctx, resp.ToolCalls, t.authorize(ctx, resp.ToolCalls))
 	}
-	for i, c := range resp.ToolCalls {
-		t.s.messages = append(t.s.messages, llm.Message{
-			Role: llm.RoleTool, ToolCallID: c.ID, Name: c.Name, Content: results[i].Content,
-		})
-	}
+	// Each result was recorded as its call ended; with the last of them
+	// the state put them all in the history, in call order.
 	t.haveResults = true
 	return outcome{}, t.auditErr != nil
 }
@@ -56,14 +52,11 @@ func normalizeCallIDs(calls []llm.ToolCall, round int) []llm.ToolCall {
 
 // refuseCut answers calls whose arguments the output limit cut off: running
 // them would act on half an instruction.
-func (t *turn) refuseCut(calls []llm.ToolCall) []tools.Result {
-	results := make([]tools.Result, len(calls))
-	for i, c := range calls {
-		results[i] = tools.Result{IsError: true, Content: "The call was cut off by the output limit before its arguments were complete, so it was not run. " +
-			"Make smaller calls (for example, write a large file in several parts).\n" + i18n.AnalyzeErrorSuffix}
-		results[i].Content = t.emitResult(c, results[i], 0)
+func (t *turn) refuseCut(calls []llm.ToolCall) {
+	for _, c := range calls {
+		t.emitResult(c, tools.Result{IsError: true, Content: "The call was cut off by the output limit before its arguments were complete, so it was not run. " +
+			"Make smaller calls (for example, write a large file in several parts).\n" + i18n.AnalyzeErrorSuffix}, 0)
 	}
-	return results
 }
 
 type callDone struct {
@@ -75,15 +68,12 @@ type callDone struct {
 // act runs the calls of one round. Consecutive concurrent-safe calls run in
 // parallel (at most MaxParallelTools at once); a call that is not
 // concurrent-safe waits for those before it and holds back those after it.
-// Each result is emitted as soon as its call ends; the returned slice keeps
-// call order. A failing call cancels none of the others.
-func (t *turn) act(ctx context.Context, calls []llm.ToolCall, grants []grant) []tools.Result {
-	results := make([]tools.Result, len(calls))
+// Each result is recorded as soon as its call ends (refusals in call
+// order); the state puts them in the history in call order once all are
+// in. A failing call cancels none of the others.
+func (t *turn) act(ctx context.Context, calls []llm.ToolCall, grants []grant) {
 	if t.auditErr != nil {
-		for i := range results {
-			results[i] = grants[i].result
-		}
-		return results
+		return
 	}
 	done := make(chan callDone, len(calls))
 	sem := make(chan struct{}, t.e.deps.MaxParallelTools)
@@ -91,20 +81,17 @@ func (t *turn) act(ctx context.Context, calls []llm.ToolCall, grants []grant) []
 	drain := func() {
 		for ; running > 0; running-- {
 			d := <-done
-			results[d.i] = d.res
-			results[d.i].Content = t.emitResult(calls[d.i], d.res, d.dur)
+			t.emitResult(calls[d.i], d.res, d.dur)
 		}
 	}
 	for i, c := range calls {
 		if t.auditErr != nil {
 			// A result could not be recorded: nothing more runs that the
 			// audit log could not record either.
-			results[i] = tools.Result{IsError: true, Content: "Not run: the audit log failed."}
-			continue
+			break
 		}
 		if !grants[i].allowed {
-			results[i] = grants[i].result
-			results[i].Content = t.emitResult(c, results[i], 0)
+			t.emitResult(c, grants[i].result, 0)
 			continue
 		}
 		serial := !t.concurrent(c)
@@ -122,7 +109,6 @@ func (t *turn) act(ctx context.Context, calls []llm.ToolCall, grants []grant) []
 		}
 	}
 	drain()
-	return results
 }
 
 func (t *turn) concurrent(c llm.ToolCall) bool {
@@ -136,26 +122,25 @@ func (t *turn) runCall(ctx context.Context, i int, c llm.ToolCall, sem chan stru
 	defer func() { <-sem }()
 	start := t.e.now()
 	ctx = tools.WithCall(ctx, tools.CallInfo{Session: t.s.id, CallID: c.ID})
-	ctx = cite.WithTable(ctx, t.s.aliases)
+	ctx = cite.WithTable(ctx, t.s.st.aliases)
 	res := t.e.deps.Tools.Execute(ctx, c)
 	done <- callDone{i: i, res: res, dur: t.e.now().Sub(start)}
 }
 
-// emitResult records a call's result and returns its content as recorded,
+// emitResult records a call's result; the state keeps it as recorded,
 // secrets masked: that is what the model reads back.
-func (t *turn) emitResult(c llm.ToolCall, r tools.Result, dur time.Duration) string {
-	rec, err := t.recordEvent(event.ToolResult, event.ToolResultPayload{
+func (t *turn) emitResult(c llm.ToolCall, r tools.Result, dur time.Duration) {
+	_, err := t.emit(event.ToolResult, event.ToolResultPayload{
 		CallID: c.ID, Name: c.Name, Content: r.Content, IsError: r.IsError, Display: r.Display,
 		Truncated: r.Truncated, DurationMS: dur.Milliseconds(), Round: t.round, Risk: string(t.risk(c)),
 		Changes: r.Changes, NotUndoable: r.NotUndoable, References: r.References,
 	})
 	if err != nil {
-		return r.Content
+		return
 	}
 	t.classify(r.Content, "tool "+c.Name)
 	t.classifiedResult(r.Classified, "tool "+c.Name)
 	t.truncated = t.truncated || r.Truncated
-	return rec.(event.ToolResultPayload).Content
 }
 
 // risk is a call's risk class: the tool's own, or what it says of these

@@ -83,27 +83,15 @@ func (t *turn) answer(resp llm.Response, reason, text string, synthetic, truncat
 	return outcome{reason: reason, answer: text, truncated: truncated}
 }
 
-// record emits an AssistantMessage and appends it, as recorded, to the
+// record emits an AssistantMessage, which the state appends to the
 // history.
 func (t *turn) record(resp llm.Response, synthetic, truncated bool) {
-	cur := t.s.current
-	if cur.Provider == nil {
-		cur = t.e.defaultCandidate()
-	}
-	p := cur.Provider
-	rec, err := t.recordEvent(event.AssistantMessage, event.AssistantMessagePayload{
+	p := t.s.current.Provider // open made it the default candidate
+	_, _ = t.emit(event.AssistantMessage, event.AssistantMessagePayload{
 		Text: resp.Text, Reasoning: resp.Reasoning, ToolCalls: resp.ToolCalls, Finish: resp.Finish,
 		Truncated: truncated, Synthetic: synthetic, Round: t.round, Usage: resp.Usage,
 		Provider: p.Name(), Model: orDefault(resp.Model, p.Model()),
-		Citations: t.s.aliases.Citations(resp.Text),
-	})
-	if err != nil {
-		return
-	}
-	am := rec.(event.AssistantMessagePayload)
-	t.s.messages = append(t.s.messages, llm.Message{
-		Role: llm.RoleAssistant, Content: am.Text, Reasoning: am.Reasoning, ToolCalls: am.ToolCalls,
-		Remote: !cur.Local,
+		Citations: t.s.st.aliases.Citations(resp.Text),
 	})
 }
 

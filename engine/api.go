@@ -141,6 +141,10 @@ type Deps struct {
 	// process. nil: the engine knows only what it ran and what Restore gave
 	// it.
 	Store Store
+	// SnapshotEvery is how many events may follow a session's last
+	// snapshot before the end of a turn stores a new one in Store, when it
+	// keeps snapshots (0: DefaultSnapshotEvery).
+	SnapshotEvery int
 }
 
 // Input is a user message: Text goes to the model; the other fields document

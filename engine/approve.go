@@ -32,19 +32,13 @@ type Reply struct {
 	Reason                   string
 }
 
-// Respond resolves a pending PermissionRequested. It returns
+// Respond resolves a pending PermissionRequested, whichever Engine or
+// process asked when the engine's Deps.Store keeps approvals. It returns
 // ErrUnknownPermission for an id that is unknown or already resolved (by
-// an earlier reply, the timeout, or the turn's end).
+// an earlier reply, the timeout, or the turn's end): of two answers, one
+// counts.
 func (e *Engine) Respond(permissionID string, r Reply) error {
-	e.approvalsMu.Lock()
-	ch, ok := e.approvals[permissionID]
-	delete(e.approvals, permissionID)
-	e.approvalsMu.Unlock()
-	if !ok {
-		return fmt.Errorf("%w: %q", ErrUnknownPermission, permissionID)
-	}
-	ch <- r // buffered: never blocks
-	return nil
+	return e.approvals.respond(context.Background(), permissionID, r)
 }
 
 // grant is what authorize decided for one call.
@@ -86,29 +80,32 @@ func refused(msg string) grant {
 	return grant{result: tools.Result{IsError: true, Content: msg + "\nDo not retry the same call; choose another approach or ask the user."}}
 }
 
-// ask emits a PermissionRequested and waits for Respond, the timeout or
-// the turn's end; the answer is recorded as PermissionResolved.
+// ask records a PermissionRequested and waits for an answer (Respond, in
+// this process or another), the timeout or the turn's end; the outcome is
+// recorded as PermissionResolved. The request is open before the event is
+// seen, so that an answer to the event always finds it.
 func (t *turn) ask(ctx context.Context, c llm.ToolCall, req policy.Request, v policy.Verdict) grant {
-	t.s.permSeq++
-	n := t.s.permSeq
-	id := fmt.Sprintf("%s/%d", t.s.id, n)
-	ch := make(chan Reply, 1)
-	t.e.approvalsMu.Lock()
-	t.e.approvals[id] = ch
-	t.e.approvalsMu.Unlock()
-	err := t.emit(event.PermissionRequested, event.PermissionRequestedPayload{
-		ID: id, Number: n, CallID: c.ID, Tool: c.Name, Summary: t.callSummary(c), Risk: string(req.Risk),
-		Sandboxed: t.e.deps.ShellSandboxed && isShell(c.Name),
+	n := t.s.st.permSeq + 1
+	r := request{id: fmt.Sprintf("%s/%d", t.s.id, n), session: t.s.id, number: n, callID: c.ID, tool: c.Name,
+		summary: t.callSummary(c), risk: string(req.Risk), sandboxed: t.grantsNetwork(c)}
+	if err := t.e.approvals.open(ctx, r); err != nil {
+		return refused("The call was not run: its approval request could not be recorded: " + err.Error())
+	}
+	_, err := t.emit(event.PermissionRequested, event.PermissionRequestedPayload{
+		ID: r.id, Number: n, CallID: c.ID, Tool: c.Name, Summary: r.summary, Risk: r.risk, Sandboxed: r.sandboxed,
 	})
 	if err != nil {
-		t.e.forget(id)
+		t.e.approvals.withdraw(r.id, "cancelled")
 		return refused("The call was not run: the audit log failed.")
 	}
-	reply, by := t.wait(ctx, id, ch)
-	_ = t.emit(event.PermissionResolved, event.PermissionResolvedPayload{
-		ID: id, CallID: c.ID, Tool: c.Name, Allow: reply.Allow, Remember: reply.Remember,
+	reply, by := t.e.approvals.wait(ctx, r.id, t.e.deps.ApprovalTimeout)
+	_, _ = t.emit(event.PermissionResolved, event.PermissionResolvedPayload{
+		ID: r.id, CallID: c.ID, Tool: c.Name, Allow: reply.Allow, Remember: reply.Remember,
 		Network: reply.Network, By: by, Reason: reply.Reason,
 	})
+	if t.auditErr != nil {
+		return refused("The call was not run: the audit log failed.")
+	}
 	if !reply.Allow {
 		return refused(refusalText(c.Name, by, reply.Reason, t.e.deps.ApprovalTimeout))
 	}
@@ -116,36 +113,6 @@ func (t *turn) ask(ctx context.Context, c llm.ToolCall, req policy.Request, v po
 		t.e.deps.Permissions.Remember(req)
 	}
 	return grant{allowed: true, network: reply.Network}
-}
-
-// wait returns the user's reply, or a refusal when the timeout or the
-// turn's end comes first. A reply that raced them is still honoured.
-func (t *turn) wait(ctx context.Context, id string, ch chan Reply) (Reply, string) {
-	timer := time.NewTimer(t.e.deps.ApprovalTimeout)
-	defer timer.Stop()
-	by := "user"
-	select {
-	case r := <-ch:
-		return r, by
-	case <-timer.C:
-		by = "timeout"
-	case <-ctx.Done():
-		by = "cancelled"
-	}
-	if !t.e.forget(id) {
-		// Respond took the request just now: its reply is in ch.
-		return <-ch, "user"
-	}
-	return Reply{}, by
-}
-
-// forget drops a pending request; it reports whether it was still pending.
-func (e *Engine) forget(id string) bool {
-	e.approvalsMu.Lock()
-	defer e.approvalsMu.Unlock()
-	_, ok := e.approvals[id]
-	delete(e.approvals, id)
-	return ok
 }
 
 func refusalText(tool, by, reason string, timeout time.Duration) string {
@@ -164,8 +131,17 @@ func refusalText(tool, by, reason string, timeout time.Duration) string {
 	return msg
 }
 
-// isShell reports whether a tool runs shell commands.
-func isShell(name string) bool { return name == "shell_exec" || name == "bash" }
+// grantsNetwork reports whether the call's tool isolates it and can be
+// given the network for it (tools.NetworkGranter): its request then offers
+// "allow with network". Deps.ShellSandboxed says so of every such tool.
+func (t *turn) grantsNetwork(c llm.ToolCall) bool {
+	tool, ok := t.e.deps.Tools.Lookup(c.Name)
+	if !ok {
+		return false
+	}
+	ng, ok := tool.(tools.NetworkGranter)
+	return ok && (t.e.deps.ShellSandboxed || ng.GrantsNetwork())
+}
 
 // callSummary is the call as the tool sums it up (tools.Summarizer: a
 // shell command with its env and stdin), or else as summarize does.

@@ -35,19 +35,18 @@ func (t *turn) send(ctx context.Context) (llm.Response, error) {
 	if err := t.manage(ctx, false); err != nil {
 		return llm.Response{}, err
 	}
-	at := len(t.s.messages)
+	at := len(t.s.st.history)
 	resp, err := t.think(ctx, t.request())
 	if err != nil && provider.IsContextOverflow(err) && !t.overflowed && ctx.Err() == nil {
 		t.overflowed = true
 		if cerr := t.manage(ctx, true); cerr != nil {
 			return llm.Response{}, errors.Join(err, cerr)
 		}
-		at = len(t.s.messages)
+		at = len(t.s.st.history)
 		resp, err = t.think(ctx, t.request())
 	}
 	if err == nil && resp.Usage != nil {
 		t.calibrate(at, *resp.Usage)
-		t.s.lastUsage, t.s.usageAt = resp.Usage, at
 	}
 	return resp, err
 }
@@ -58,46 +57,43 @@ func (t *turn) calibrate(at int, u llm.Usage) {
 	if t.prevUsage != nil && at > t.prevAt && !t.compacted {
 		t.compactor() // the estimator exists
 		t.s.estimator.Calibrate(compaction.Sample{ReportedDelta: u.PromptTokens - t.prevUsage.PromptTokens,
-			Added: t.s.messages[t.prevAt:at], Truncated: t.truncated})
+			Added: t.s.st.history[t.prevAt:at], Truncated: t.truncated})
 	}
 	t.prevUsage, t.prevAt, t.compacted, t.truncated = &u, at, false, false
 }
 
 // manage compacts the history when it is due (or forced by an overflow)
-// and records the compaction; the history becomes exactly what Restore
-// rebuilds from the ContextCompacted event.
+// and records the compaction, which the state applies.
 func (t *turn) manage(ctx context.Context, force bool) error {
 	c := t.compactor()
-	if !force && !c.Due(t.s.messages, t.sysTokens(), t.s.lastUsage, t.s.usageAt) {
+	st := t.s.st
+	if !force && !c.Due(st.history, t.sysTokens(), st.lastUsage, st.usageAt) {
 		return nil
 	}
-	res, err := c.Compact(ctx, t.s.messages, t.summarize, force)
+	res, err := c.Compact(ctx, st.history, t.summarize, force)
 	if err != nil {
 		return err
 	}
 	if res.Skipped {
 		// Nothing could be summarised away (the excess is this turn's
 		// own): cut the largest results in what is sent instead.
-		t.overBudget = c.Estimate(t.s.messages, t.sysTokens(), t.s.lastUsage, t.s.usageAt) > c.Limit()
+		t.overBudget = c.Estimate(st.history, t.sysTokens(), st.lastUsage, st.usageAt) > c.Limit()
 		return nil
 	}
-	rec, err := t.recordedEvent(event.ContextCompacted, event.ContextCompactedPayload{
+	_, err = t.emit(event.ContextCompacted, event.ContextCompactedPayload{
 		Summary: res.Summary, Replaced: res.Replaced, TokensBefore: res.TokensBefore, TokensAfter: res.TokensAfter,
 		Reason: res.Reason, SplitTurn: res.SplitTurn, Degraded: res.Degraded,
 	})
 	if err != nil {
 		return err
 	}
-	summary := compaction.SummaryMessage(rec.Payload.(event.ContextCompactedPayload).Summary)
-	summary.Remote = !t.s.current.Local
-	t.s.messages = append([]llm.Message{summary}, t.s.messages[res.Replaced:]...)
 	if t.userAt >= res.Replaced {
 		t.userAt = t.userAt - res.Replaced + 1
 	} else {
 		t.userAt = -1 // summarised: the live text is no longer sent
 	}
-	t.s.compactedAt, t.s.lastUsage, t.compacted = rec.Seq, nil, true
-	t.overBudget = res.OverBudget
+	t.compacted, t.overBudget = true, res.OverBudget
+	t.compactions++
 	return nil
 }
 

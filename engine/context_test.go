@@ -92,8 +92,8 @@ func TestLongSessionStaysUnderTheWindow(t *testing.T) {
 	if err := r.e.Restore("s1", evs); err != nil {
 		t.Fatal(err)
 	}
-	live := h.e.existing("s1").messages
-	restored := r.e.existing("s1").messages
+	live := h.e.existing("s1").st.messages()
+	restored := r.e.existing("s1").st.messages()
 	if fmt.Sprint(contents(live)) != fmt.Sprint(contents(restored)) {
 		t.Errorf("restored history (%d messages) differs from the live one (%d)", len(restored), len(live))
 	}
@@ -159,7 +159,7 @@ func TestEarlierRetrievalResultsAreSentAsAPlaceholder(t *testing.T) {
 	if got := byCall(reqs[3], "k2"); got != "clause 4 : préavis de trois mois" {
 		t.Errorf("the current turn's result must be whole, got %q", got)
 	}
-	if h.e.existing("s1").messages[2].Content == staleRetrieval {
+	if h.e.existing("s1").st.messages()[2].Content == staleRetrieval {
 		t.Error("the stored history must keep the result: only what is sent changes")
 	}
 }
@@ -189,7 +189,7 @@ func TestOversizedResultIsCutWhenSent(t *testing.T) {
 		t.Errorf("the request after the oversized result is %d tokens for a %d window", n, window)
 	}
 	kept := false
-	for _, m := range h.e.existing("s1").messages {
+	for _, m := range h.e.existing("s1").st.messages() {
 		kept = kept || m.Content == huge
 	}
 	if !kept {

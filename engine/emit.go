@@ -21,11 +21,13 @@ func (e *Engine) Subscribe() <-chan event.Event {
 	return ch
 }
 
-// emit numbers, masks, persists and delivers one event of session s, and
-// returns the event as recorded. Persisted events have their secrets masked
-// (event.MaskEvent) before any sink or subscriber sees them, and go to every
-// sink before any subscriber; a sink failure marks the engine failed and
-// returns an error wrapping ErrAuditFailure.
+// emit numbers, masks, persists, applies and delivers one event of
+// session s, and returns the event as recorded. Persisted events have their
+// secrets masked (event.MaskEvent) before any sink or subscriber sees them,
+// go to every sink, then change the session's state (state.apply: the live
+// history is the one Restore rebuilds, masked as the log keeps it), then
+// reach the subscribers and the session's followers. A sink failure marks
+// the engine failed and returns an error wrapping ErrAuditFailure.
 func (e *Engine) emit(s *session, typ event.Type, payload any) (event.Event, error) {
 	spec, _ := event.SpecOf(typ)
 	s.emitMu.Lock()
@@ -36,18 +38,20 @@ func (e *Engine) emit(s *session, typ event.Type, payload any) (event.Event, err
 	ev := event.Event{Type: typ, SessionID: s.id, Time: e.now(), Payload: payload, Ephemeral: !spec.Persisted}
 	if spec.Persisted {
 		ev = event.MaskEvent(ev)
-		s.seq++
-		ev.Seq = s.seq
+		ev.Seq = s.st.seq + 1
 		if err := e.persist(ev); err != nil {
-			s.seq--
 			e.failed.Store(true)
-			e.deliver(event.Event{Type: event.Error, SessionID: s.id, Time: ev.Time, Ephemeral: true,
+			e.deliver(s, event.Event{Type: event.Error, SessionID: s.id, Time: ev.Time, Ephemeral: true,
 				Payload: event.ErrorPayload{Kind: "audit", Message: err.Error()}})
 			return event.Event{}, err
 		}
-		s.rewind.Apply(ev)
+		if err := s.st.apply(ev); err != nil {
+			// The engine made an event its own reducer refuses: a bug,
+			// which stops the turn rather than diverge from the log.
+			return ev, fmt.Errorf("%w: session %s, event %d (%s): %w", ErrInvalidLog, s.id, ev.Seq, ev.Type, err)
+		}
 	}
-	e.deliver(ev)
+	e.deliver(s, ev)
 	return ev, nil
 }
 
@@ -63,11 +67,16 @@ func (e *Engine) persist(ev event.Event) error {
 	return nil
 }
 
-func (e *Engine) deliver(ev event.Event) {
+// deliver gives ev to every subscriber, waiting for room in each channel
+// (seed 003's contract), then to the session's followers, which never make
+// it wait.
+// The caller holds s.emitMu.
+func (e *Engine) deliver(s *session, ev event.Event) {
 	e.subsMu.RLock()
 	subs := e.subs
 	e.subsMu.RUnlock()
 	for _, ch := range subs {
 		ch <- ev
 	}
+	e.followers.deliver(s.id, ev, s.st.seq)
 }

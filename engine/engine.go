@@ -9,17 +9,13 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/moteur/moteur/checkpoint"
-	"github.com/moteur/moteur/cite"
 	"github.com/moteur/moteur/classify"
 	"github.com/moteur/moteur/compaction"
 	"github.com/moteur/moteur/event"
 	"github.com/moteur/moteur/i18n"
-	"github.com/moteur/moteur/llm"
 	"github.com/moteur/moteur/policy"
 	"github.com/moteur/moteur/profile"
 	"github.com/moteur/moteur/routing"
-	storage "github.com/moteur/moteur/session"
 	"github.com/moteur/moteur/tools"
 )
 
@@ -37,51 +33,38 @@ type Engine struct {
 	sessMu   sync.Mutex
 	sessions map[string]*session
 
-	approvalsMu sync.Mutex
-	approvals   map[string]chan Reply // pending PermissionRequested, by id
+	followers followers
+	approvals approvals
 }
 
-// session is the in-memory state of one conversation.
+// session is one conversation as this Engine holds it: its state, which
+// only the events write (state.apply), and what this process keeps for
+// running its turns.
 type session struct {
 	id string
 	// turn holds one token: a turn takes it, so turns are serialised while
 	// a waiting Submit can still give up when its context ends.
 	turn chan struct{}
 
+	// emitMu orders the session's events; st changes under it only.
 	emitMu sync.Mutex
-	seq    uint64
+	st     *state
 
-	// Fields below are touched only by the goroutine holding turn.
-	started   bool
-	messages  []llm.Message     // history, system prompt excluded
-	permSeq   uint64            // last permission-request number
-	sensitive bool              // classified content entered the session
-	note      string            // a code rewind's note, joined to the next user message
+	// Fields below are this process's, touched only by the goroutine
+	// holding turn.
+	started   bool              // this Engine recorded its SessionStarted
 	current   routing.Candidate // the provider the last request went to
 	warned    bool              // the jurisdiction warning was given (never restored)
-	// Rewind state, updated under emitMu as events are recorded (live) or
-	// replayed (Restore).
-	rewind      *checkpoint.State
-	pointLen    map[uint64]int    // history length before each point's user message
-	prompts     map[uint64]string // each point's prompt
-	compactedAt uint64            // seq of the last compaction (the conversation cannot go back past it)
-
 	compactor *compaction.Compactor
 	estimator *compaction.Estimator // carries the session's calibration
-	lastUsage *llm.Usage            // the provider's count at the last request
-	usageAt   int                   // history length at that request
-	// dangling lists calls Restore found unanswered at the end of the log;
-	// the next turn records their synthetic answers, so the log shows what
-	// the model was told.
-	dangling []llm.ToolCall
-	// aliases are the short ids the model reads for knowledge bases,
-	// documents and chunks; rebuilt from ToolResult references.
-	aliases *cite.Table
+	snapAt    uint64                // seq of the last snapshot written or read
+	// notes are warnings to record once the turn has begun (a snapshot
+	// that did not match its events).
+	notes []event.WarningPayload
 }
 
-func newSession(id string) *session {
-	return &session{id: id, turn: make(chan struct{}, 1), pointLen: map[uint64]int{}, prompts: map[uint64]string{},
-		rewind: &checkpoint.State{}, aliases: cite.NewTable()}
+func newSession(st *state) *session {
+	return &session{id: st.id, turn: make(chan struct{}, 1), st: st}
 }
 
 // New returns an engine. Without a provider (none in Deps.Provider nor a
@@ -122,10 +105,14 @@ func New(d Deps) (*Engine, error) {
 	if d.Tools == nil {
 		d.Tools = tools.NewRegistry(tools.Config{})
 	}
+	if d.SnapshotEvery <= 0 {
+		d.SnapshotEvery = DefaultSnapshotEvery
+	}
 	if d.ApprovalTimeout <= 0 {
 		d.ApprovalTimeout = DefaultApprovalTimeout
 	}
-	e := &Engine{deps: d, sessions: map[string]*session{}, approvals: map[string]chan Reply{}, profile: profile.Get(d.Profile)}
+	e := &Engine{deps: d, sessions: map[string]*session{}, profile: profile.Get(d.Profile)}
+	e.approvals = newApprovals(d.Store)
 	if e.outbound = d.Outbound; e.outbound == nil {
 		out, err := defaultOutbound(d, e.profile)
 		if err != nil {
@@ -154,28 +141,17 @@ func defaultOutbound(d Deps, p profile.Profile) (*policy.Outbound, error) {
 
 func (e *Engine) now() time.Time { return e.deps.Now() }
 
-// session returns the state of session id, read back from Deps.Store when
-// this engine has none yet.
-func (e *Engine) session(ctx context.Context, id string) (*session, error) {
+// session returns the session id, new in this Engine when it has no state
+// of it yet: the turn then reads it back from Deps.Store (catchUp).
+func (e *Engine) session(id string) *session {
 	e.sessMu.Lock()
 	defer e.sessMu.Unlock()
-	if s, ok := e.sessions[id]; ok {
-		return s, nil
+	s, ok := e.sessions[id]
+	if !ok {
+		s = newSession(newState(id))
+		e.sessions[id] = s
 	}
-	s := newSession(id)
-	if e.deps.Store != nil {
-		evs, err := e.deps.Store.LoadFrom(ctx, id, 0)
-		if err != nil && !errors.Is(err, storage.ErrNotFound) {
-			return nil, fmt.Errorf("session %s: %w", id, err)
-		}
-		if len(evs) > 0 {
-			if s, err = rebuilt(id, evs); err != nil {
-				return nil, err
-			}
-		}
-	}
-	e.sessions[id] = s
-	return s, nil
+	return s
 }
 
 // Submit runs one turn with input as the user's message.
@@ -201,10 +177,7 @@ func (e *Engine) SubmitInput(ctx context.Context, sessionID string, in Input) er
 	if strings.TrimSpace(in.Text) == "" {
 		return ErrEmptyInput
 	}
-	s, err := e.session(ctx, sessionID)
-	if err != nil {
-		return err
-	}
+	s := e.session(sessionID)
 	select {
 	case s.turn <- struct{}{}:
 	case <-ctx.Done():
@@ -214,8 +187,15 @@ func (e *Engine) SubmitInput(ctx context.Context, sessionID string, in Input) er
 	if e.failed.Load() {
 		return ErrAuditFailure
 	}
+	if err := e.catchUp(ctx, s); err != nil {
+		return err
+	}
 	t := newTurn(e, s)
-	return t.run(ctx, in)
+	err := t.run(ctx, in)
+	if t.auditErr == nil {
+		e.snapshot(s, t.compactions > 0)
+	}
+	return err
 }
 
 // errInputTooLong wraps the rejection of an input larger than the window.

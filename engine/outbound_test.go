@@ -104,7 +104,7 @@ func TestClassifiedContentRoutesToTheLocalProvider(t *testing.T) {
 	if err := r.e.Restore("s1", evs); err != nil {
 		t.Fatal(err)
 	}
-	if !r.e.existing("s1").sensitive {
+	if !r.e.existing("s1").st.sensitive {
 		t.Error("Restore lost the classification")
 	}
 }

@@ -84,11 +84,13 @@ func TestRestoreRebuildsHistoryFromMessagesAndResults(t *testing.T) {
 		event.SessionStartedPayload{Provider: "p"}, user("question"), callsTo("c1", "c2"),
 		result("c2", "deux"), result("c1", "un"), answer("réponse"), event.TurnCompletedPayload{Reason: "stop"},
 	))
-	want := []string{"user:question", "assistant:", "tool:deux", "tool:un", "assistant:réponse"}
+	// Results join the history in call order whatever order they ended
+	// in, live and restored alike.
+	want := []string{"user:question", "assistant:", "tool:un", "tool:deux", "assistant:réponse"}
 	if got := contents(msgs); !reflect.DeepEqual(got, want) {
 		t.Errorf("history = %q, want %q", got, want)
 	}
-	if len(msgs[1].ToolCalls) != 2 || msgs[2].ToolCallID != "c2" {
+	if len(msgs[1].ToolCalls) != 2 || msgs[2].ToolCallID != "c1" {
 		t.Errorf("tool calls not restored: %+v", msgs[1:3])
 	}
 }
@@ -160,7 +162,7 @@ func TestRestoreResumesPermissionCounterIncludingSubAgents(t *testing.T) {
 	if err := h.e.Restore("s1", log); err != nil {
 		t.Fatal(err)
 	}
-	if got := h.e.existing("s1").permSeq; got != 7 {
+	if got := h.e.existing("s1").st.permSeq; got != 7 {
 		t.Errorf("permission counter = %d, want 7", got)
 	}
 }
@@ -238,7 +240,7 @@ func TestRestoreIgnoresSubAgentEventsButClassification(t *testing.T) {
 	if err := h.e.Restore("s1", log); err != nil {
 		t.Fatal(err)
 	}
-	if !h.e.existing("s1").sensitive {
+	if !h.e.existing("s1").st.sensitive {
 		t.Errorf("a sub-agent's SessionClassified must make the session sensitive")
 	}
 	if err := h.submit("et ensuite ?"); err != nil {

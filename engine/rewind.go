@@ -51,7 +51,7 @@ func (e *Engine) RewindPoints(sessionID string) []checkpoint.Point {
 	}
 	s.emitMu.Lock()
 	defer s.emitMu.Unlock()
-	return s.rewind.Points()
+	return s.st.rewind.Points()
 }
 
 // RewindPlan computes, changing nothing, the plan of a rewind to the point
@@ -68,7 +68,7 @@ func (e *Engine) RewindPlan(sessionID string, toSeq uint64) (checkpoint.Plan, er
 func (e *Engine) plan(s *session, toSeq uint64) (checkpoint.Plan, error) {
 	s.emitMu.Lock()
 	defer s.emitMu.Unlock()
-	return s.rewind.Plan(e.deps.ProjectRoot, toSeq)
+	return s.st.rewind.Plan(e.deps.ProjectRoot, toSeq)
 }
 
 // Rewind puts the session back to the point toSeq as mode says. Only the
@@ -88,11 +88,14 @@ func (e *Engine) Rewind(ctx context.Context, sessionID string, toSeq uint64, mod
 	if e.failed.Load() {
 		return RewindResult{}, ErrAuditFailure
 	}
-	at, ok := s.pointLen[toSeq]
+	if err := e.catchUp(ctx, s); err != nil {
+		return RewindResult{}, err
+	}
+	at, ok := s.st.pointLen[toSeq]
 	if !ok {
 		return RewindResult{}, fmt.Errorf("rewind: %w", errNotAPoint(sessionID, toSeq))
 	}
-	if mode != RewindCode && toSeq < s.compactedAt {
+	if mode != RewindCode && toSeq < s.st.compactedAt {
 		return RewindResult{}, fmt.Errorf("rewind to %d: %w", toSeq, ErrConversationUnavailable)
 	}
 	var res RewindResult
@@ -110,11 +113,8 @@ func (e *Engine) Rewind(ctx context.Context, sessionID string, toSeq uint64, mod
 			// The model must not believe a deleted file came back.
 			res.Note += fmt.Sprintf(i18n.T(e.deps.Lang, i18n.RewindNotUndone), calls)
 		}
-		s.note = res.Note
 	} else {
-		res.Prompt = s.prompts[toSeq]
-		s.messages = s.messages[:at]
-		s.dangling = nil
+		res.Prompt = s.st.prompts[toSeq]
 	}
 	_, err = e.emit(s, event.Rewound, event.RewoundPayload{
 		ToSeq: toSeq, Mode: string(mode), Length: at, Files: res.Files, Prompt: res.Prompt, Note: res.Note,

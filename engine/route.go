@@ -15,10 +15,10 @@ import (
 // provider of Deps.
 func (t *turn) candidates() []routing.Candidate {
 	if r := t.e.deps.Router; r != nil {
-		return r.Candidates(t.s.sensitive)
+		return r.Candidates(t.s.st.sensitive)
 	}
 	c := single(t.e.deps.Provider)
-	if t.s.sensitive && !c.Local {
+	if t.s.st.sensitive && !c.Local {
 		// A session made sensitive elsewhere (restored from a process that
 		// had a local provider, or a quick answer over classified
 		// passages) goes to no remote provider, even one alone.
@@ -62,11 +62,11 @@ func (t *turn) use(c routing.Candidate, cause error) error {
 		switch {
 		case cause != nil:
 			reason = "fallback after: " + cause.Error()
-		case t.s.sensitive && c.Local:
+		case t.s.st.sensitive && c.Local:
 			reason = "the session is sensitive: local provider"
 		}
 		t.s.current = c
-		err := t.emit(event.ProviderSelected, event.ProviderSelectedPayload{
+		_, err := t.emit(event.ProviderSelected, event.ProviderSelectedPayload{
 			Provider: c.Provider.Name(), Model: c.Provider.Model(), Local: c.Local, Reason: reason,
 		})
 		if err != nil {
@@ -75,8 +75,9 @@ func (t *turn) use(c routing.Candidate, cause error) error {
 	}
 	if !c.Local && !t.s.warned && c.Endpoint != "" && t.e.profile.OutsideJurisdiction(hostOf(c.Endpoint)) {
 		t.s.warned = true
-		return t.emit(event.Warning, event.WarningPayload{Kind: "jurisdiction", Message: fmt.Sprintf(
+		_, err := t.emit(event.Warning, event.WarningPayload{Kind: "jurisdiction", Message: fmt.Sprintf(
 			"%s sends to %s, outside the jurisdictions the %s profile allows", c.Provider.Name(), hostOf(c.Endpoint), t.e.profile.Name)})
+		return err
 	}
 	return nil
 }
@@ -85,7 +86,7 @@ func (t *turn) use(c routing.Candidate, cause error) error {
 // local provider exists to take it; without one, Outbound refuses the send
 // instead.
 func (t *turn) classify(text, source string) {
-	if t.s.sensitive || t.e.deps.Router == nil || t.e.deps.Router.Local() == nil {
+	if t.s.st.sensitive || t.e.deps.Router == nil || t.e.deps.Router.Local() == nil {
 		return
 	}
 	m, ok := t.e.outbound.Classify(text)
@@ -101,15 +102,14 @@ func (t *turn) classify(text, source string) {
 // could stop it later, so only the session's sensitivity keeps it from
 // remote providers.
 func (t *turn) classifiedResult(rule, source string) {
-	if rule == "" || t.s.sensitive {
+	if rule == "" || t.s.st.sensitive {
 		return
 	}
 	t.sensitize(rule, source)
 }
 
 func (t *turn) sensitize(marking, source string) {
-	t.s.sensitive = true
-	_ = t.emit(event.SessionClassified, event.SessionClassifiedPayload{Marking: marking, Source: source})
+	_, _ = t.emit(event.SessionClassified, event.SessionClassifiedPayload{Marking: marking, Source: source})
 }
 
 func hostOf(endpoint string) string {

@@ -68,9 +68,9 @@ func (t *turn) retrying(ctx context.Context, c routing.Candidate, req llm.Reques
 		if !provider.IsTransient(err) || attempt >= len(delays) {
 			return llm.Response{}, err
 		}
-		if t.emit(event.ProviderRetry, event.ProviderRetryPayload{
+		if _, aerr := t.emit(event.ProviderRetry, event.ProviderRetryPayload{
 			Attempt: attempt + 1, DelayMS: delays[attempt].Milliseconds(), Error: err.Error(),
-		}) != nil {
+		}); aerr != nil {
 			return llm.Response{}, t.auditErr
 		}
 		if err := sleep(ctx, delays[attempt]); err != nil {
@@ -95,10 +95,10 @@ func (t *turn) stream(ctx context.Context, p provider.Provider, req llm.Request)
 			return
 		}
 		if d.Reasoning != "" {
-			_ = t.emit(event.ReasoningDelta, event.DeltaPayload{Text: d.Reasoning, Round: round})
+			_, _ = t.emit(event.ReasoningDelta, event.DeltaPayload{Text: d.Reasoning, Round: round})
 		}
 		if d.Text != "" {
-			_ = t.emit(event.AssistantDelta, event.DeltaPayload{Text: d.Text, Round: round})
+			_, _ = t.emit(event.AssistantDelta, event.DeltaPayload{Text: d.Text, Round: round})
 		}
 	})
 	if err != nil && ctx.Err() == nil && errors.Is(context.Cause(sctx), errStalled) {

@@ -30,28 +30,25 @@ type turn struct {
 	userLive     string        // that message as typed, unmasked
 
 	// Context management (context.go).
-	overflowed bool       // an overflow already forced a compaction this turn
-	prevUsage  *llm.Usage // the previous request's usage, for calibration
-	prevAt     int        // history length at that request
-	compacted  bool       // a compaction happened since (no calibration across it)
-	truncated  bool       // a tool result was truncated since (idem)
-	quiet      bool       // a summary is being streamed: no deltas to show
-	sys        int        // the system prompt's estimated tokens
-	overBudget bool       // the kept tail alone exceeds the limit: cut large results when sending
-	auditErr   error
-	risks      map[string]effect.Risk // by call (id, name, arguments): see risk
+	overflowed  bool       // an overflow already forced a compaction this turn
+	prevUsage   *llm.Usage // the previous request's usage, for calibration
+	prevAt      int        // history length at that request
+	compacted   bool       // a compaction happened since (no calibration across it)
+	compactions int        // compactions recorded this turn
+	truncated   bool       // a tool result was truncated since (idem)
+	quiet       bool       // a summary is being streamed: no deltas to show
+	sys         int        // the system prompt's estimated tokens
+	overBudget  bool       // the kept tail alone exceeds the limit: cut large results when sending
+	auditErr    error
+	risks       map[string]effect.Risk // by call (id, name, arguments): see risk
 }
 
 func newTurn(e *Engine, s *session) *turn { return &turn{e: e, s: s} }
 
-// emit records an event and remembers an audit failure, which ends the turn.
-func (t *turn) emit(typ event.Type, payload any) error {
-	_, err := t.recordEvent(typ, payload)
-	return err
-}
-
-// recordedEvent is recordEvent returning the whole event.
-func (t *turn) recordedEvent(typ event.Type, payload any) (event.Event, error) {
+// emit records an event of the turn and returns it as recorded, secrets
+// masked: the state it changed (the history the model reads back) is the
+// one the log keeps. An audit failure is remembered, and ends the turn.
+func (t *turn) emit(typ event.Type, payload any) (event.Event, error) {
 	if t.auditErr != nil {
 		return event.Event{}, t.auditErr
 	}
@@ -60,20 +57,6 @@ func (t *turn) recordedEvent(typ event.Type, payload any) (event.Event, error) {
 		t.auditErr = err
 	}
 	return ev, err
-}
-
-// recordEvent is emit returning the payload as recorded, secrets masked: the
-// history keeps what the log keeps, so a restored session and a live one
-// send the model the same messages.
-func (t *turn) recordEvent(typ event.Type, payload any) (any, error) {
-	if t.auditErr != nil {
-		return nil, t.auditErr
-	}
-	ev, err := t.recordedEvent(typ, payload)
-	if err != nil {
-		return nil, err
-	}
-	return ev.Payload, nil
 }
 
 // outcome is how a turn ended.
@@ -89,7 +72,7 @@ func (t *turn) run(ctx context.Context, in Input) error {
 		if errors.Is(err, errInputTooLong) {
 			// Every turn that began ends with one TurnCompleted, even one
 			// refused before the model saw it.
-			if aerr := t.emit(event.TurnCompleted, event.TurnCompletedPayload{Reason: event.StopError}); aerr != nil {
+			if _, aerr := t.emit(event.TurnCompleted, event.TurnCompletedPayload{Reason: event.StopError, ContextScale: t.scale()}); aerr != nil {
 				return aerr
 			}
 		}
@@ -100,11 +83,11 @@ func (t *turn) run(ctx context.Context, in Input) error {
 		return t.auditErr
 	}
 	if out.reason == event.StopError && out.err != nil {
-		if err := t.emit(event.Error, errorPayload(out.err)); err != nil {
+		if _, err := t.emit(event.Error, errorPayload(out.err)); err != nil {
 			return err
 		}
 	}
-	err := t.emit(event.TurnCompleted, event.TurnCompletedPayload{
+	_, err := t.emit(event.TurnCompleted, event.TurnCompletedPayload{
 		Reason: out.reason, Answer: out.answer, Rounds: t.round, Requests: t.requests,
 		Usage: t.usage, Truncated: out.truncated, ContextScale: t.scale(),
 	})
@@ -114,54 +97,105 @@ func (t *turn) run(ctx context.Context, in Input) error {
 	return out.err
 }
 
-// start opens the session if needed and records the user's message.
+// start opens the session if needed, ends what a stopped process left
+// waiting, and records the user's message.
 func (t *turn) start(in Input) error {
-	d := t.e.deps
-	if !t.s.started {
-		if err := t.emit(event.SessionStarted, t.e.sessionStarted()); err != nil {
-			return err
-		}
-		for _, down := range d.UnavailableMCP {
-			if err := t.emit(event.McpServerDown, down); err != nil {
-				return err
-			}
-		}
-		t.s.started, t.s.current = true, t.e.defaultCandidate()
+	if err := t.open(); err != nil {
+		return err
 	}
-	for _, c := range t.s.dangling {
-		err := t.emit(event.ToolResult, event.ToolResultPayload{CallID: c.ID, Name: c.Name,
-			Content: danglingCallAnswer, IsError: true, Synthetic: true, Risk: string(t.risk(c))})
-		if err != nil {
-			return err
-		}
+	if err := t.finishStopped(); err != nil {
+		return err
 	}
-	t.s.dangling = nil
 	if err := t.e.checkInput(in); err != nil {
-		if aerr := t.emit(event.Error, event.ErrorPayload{Kind: "input", Message: err.Error()}); aerr != nil {
+		if _, aerr := t.emit(event.Error, event.ErrorPayload{Kind: "input", Message: err.Error()}); aerr != nil {
 			return aerr
 		}
 		return err
 	}
-	rec, err := t.recordedEvent(event.UserMessage, event.UserMessagePayload{
+	st := t.s.st
+	note := st.note
+	_, err := t.emit(event.UserMessage, event.UserMessagePayload{
 		Text: in.Text, Typed: in.Typed, Skill: in.Skill, SkillSHA256: in.SkillSHA256,
 	})
 	if err != nil {
 		return err
 	}
-	// The history keeps the masked text, as the log does; the model reads
-	// what the user typed, secrets included, for this turn only.
-	stored, live := rec.Payload.(event.UserMessagePayload).Text, in.Text
-	t.s.pointLen[rec.Seq], t.s.prompts[rec.Seq] = len(t.s.messages), stored
-	if t.s.note != "" {
-		// A code rewind's note goes with the next message the model reads;
-		// the event keeps the user's words alone, and Restore joins the
-		// note the same way.
-		stored, live, t.s.note = joinNote(t.s.note, stored), joinNote(t.s.note, live), ""
+	// The history keeps the masked text, as the log does (a code rewind's
+	// note joined before it); the model reads what the user typed, secrets
+	// included, for this turn only.
+	live := in.Text
+	if note != "" {
+		live = joinNote(note, live)
 	}
-	t.userAt, t.userLive = len(t.s.messages), live
-	t.s.messages = append(t.s.messages, llm.Message{Role: llm.RoleUser, Content: stored})
+	t.userAt, t.userLive = len(st.history)-1, live
 	t.classify(in.Text, "user")
 	return t.auditErr
+}
+
+// open records, the first time this Engine runs a turn of the session,
+// what it runs the session with (SessionStarted, then the MCP servers that
+// are down), and brings the process's view of the session in line with its
+// state.
+func (t *turn) open() error {
+	s := t.s
+	t.compactor() // the estimator exists
+	s.estimator.SetScale(orOne(s.st.scale))
+	if s.started {
+		return nil
+	}
+	if _, err := t.emit(event.SessionStarted, t.e.sessionStarted()); err != nil {
+		return err
+	}
+	for _, down := range t.e.deps.UnavailableMCP {
+		if _, err := t.emit(event.McpServerDown, down); err != nil {
+			return err
+		}
+	}
+	s.started, s.current = true, t.e.defaultCandidate()
+	for _, w := range s.notes {
+		if _, err := t.emit(event.Warning, w); err != nil {
+			return err
+		}
+	}
+	s.notes = nil
+	return nil
+}
+
+// finishStopped ends what a process that stopped mid-turn left open: each
+// permission request still waiting is resolved as interrupted (and
+// withdrawn from the approvals), then each call without a result gets its
+// synthetic answer, so the log shows what the model was told.
+func (t *turn) finishStopped() error {
+	st := t.s.st
+	if st.round == nil {
+		return nil
+	}
+	for _, id := range st.round.openRequests() {
+		callID := st.round.asked[id]
+		t.e.approvals.withdraw(id, resolvedInterrupted)
+		_, err := t.emit(event.PermissionResolved, event.PermissionResolvedPayload{
+			ID: id, CallID: callID, Tool: st.round.tool(callID), By: resolvedInterrupted,
+		})
+		if err != nil {
+			return err
+		}
+	}
+	answer := st.unfinishedAnswer()
+	for _, c := range st.unanswered() {
+		_, err := t.emit(event.ToolResult, event.ToolResultPayload{CallID: c.ID, Name: c.Name,
+			Content: answer, IsError: true, Synthetic: true, Risk: string(t.risk(c))})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func orOne(scale float64) float64 {
+	if scale <= 0 {
+		return 1
+	}
+	return scale
 }
 
 // loop runs rounds until a stop condition of seed 000 holds.
@@ -190,14 +224,15 @@ func (t *turn) loop(ctx context.Context) outcome {
 
 // request builds the next round's request from the history.
 func (t *turn) request() llm.Request {
-	msgs := make([]llm.Message, 0, len(t.s.messages)+len(t.extra)+1)
+	history := t.s.st.history
+	msgs := make([]llm.Message, 0, len(history)+len(t.extra)+1)
 	msgs = append(msgs, llm.Message{Role: llm.RoleSystem, Content: t.e.deps.SystemPrompt})
 	current := t.userAt
 	if current < 0 {
 		current = 0 // this turn's message was summarised: what remains is this turn's
 	}
-	msgs = append(msgs, t.asSent(t.s.messages, current)...)
-	if t.userAt >= 0 && t.userAt < len(t.s.messages) {
+	msgs = append(msgs, t.asSent(history, current)...)
+	if t.userAt >= 0 && t.userAt < len(history) {
 		msgs[1+t.userAt].Content = t.userLive
 	}
 	msgs = append(msgs, t.extra...)
@@ -231,7 +266,7 @@ func (t *turn) rescue(ctx context.Context) outcome {
 	out := t.synthesize(rctx, event.StopCancelled, t.e.rescueInstruction())
 	if out.reason == event.StopError && out.err != nil {
 		// The turn still ends as cancelled; the failed rescue is reported.
-		_ = t.emit(event.Error, errorPayload(out.err))
+		_, _ = t.emit(event.Error, errorPayload(out.err))
 	}
 	out.reason, out.err = event.StopCancelled, cause
 	return out
