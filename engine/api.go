@@ -48,7 +48,9 @@ var (
 	ErrNoProvider = errors.New("engine: no provider: this engine does not run turns")
 )
 
-// DefaultSystemPrompt is used when Deps.SystemPrompt is empty.
+// DefaultSystemPrompt is the system prompt of the default language (FR).
+// When Deps.SystemPrompt is empty the engine uses the system prompt of
+// Deps.Lang, which is this one for the zero Lang.
 var DefaultSystemPrompt = i18n.SystemPrompt(i18n.FR)
 
 // Deps groups the engine's dependencies. Zero values are the defaults.
@@ -92,13 +94,16 @@ type Deps struct {
 	// (0: DefaultApprovalTimeout); no answer refuses the call.
 	ApprovalTimeout time.Duration
 	// ShellSandboxed says the shell tool isolates its commands: requests
-	// about it carry Sandboxed (the "allow with network" option).
+	// about it carry Sandboxed (the "allow with network" option). false:
+	// each tool that can be given the network says so itself
+	// (tools.NetworkGranter).
 	ShellSandboxed bool
 	// Checkpoints keeps the content files had before a tool changed them
 	// (nil: a rewind cannot bring content back; deletions still work).
 	Checkpoints *checkpoint.Store
 	// Sandbox describes the session's isolation, copied into SessionStarted
-	// (nil: omitted).
+	// (nil: what the first tool that isolates its calls describes,
+	// tools.Isolated; omitted when none does).
 	Sandbox *effect.Sandbox
 
 	// Outbound is checked before every send (nil: built from Policy,
@@ -118,7 +123,7 @@ type Deps struct {
 	// into SessionStarted.
 	Profile profile.Name
 	// Mode is the access mode in force, copied into SessionStarted (the
-	// decisions are Permissions').
+	// decisions are Permissions'; zero: Permissions' mode).
 	Mode policy.Mode
 	// Policy is the organisation policy in force (nil: none), copied into
 	// SessionStarted; Outbound checks its hosts before every send.

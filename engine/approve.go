@@ -159,17 +159,13 @@ func (t *turn) callSummary(c llm.ToolCall) string {
 	return summarize(c)
 }
 
-// summarize is a readable one-line account of a call for the user.
+// summarize is a readable one-line account of a call for the user: what
+// the permission rules judged it by (policy.CallSubject), or else its
+// arguments as they are.
 func summarize(c llm.ToolCall) string {
-	var args map[string]any
-	s := c.Arguments
-	if json.Unmarshal([]byte(c.Arguments), &args) == nil {
-		for _, key := range []string{"command", "path", "file_path", "url"} {
-			if v, ok := args[key].(string); ok {
-				s = v
-				break
-			}
-		}
+	s, ok := policy.CallSubject(json.RawMessage(c.Arguments))
+	if !ok {
+		s = c.Arguments
 	}
 	s = strings.Join(strings.Fields(s), " ")
 	if utf8.RuneCountInString(s) > 300 {

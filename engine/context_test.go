@@ -130,10 +130,15 @@ func TestOverflowTwiceIsAnError(t *testing.T) {
 	}
 }
 
+// retrievalTool is a tool whose results go stale between turns.
+type retrievalTool struct{ *fakeTool }
+
+func (retrievalTool) Retrieval() bool { return true }
+
 func TestEarlierRetrievalResultsAreSentAsAPlaceholder(t *testing.T) {
-	kb := &fakeTool{name: "search_knowledge", run: func(context.Context, json.RawMessage) (tools.Result, error) {
+	kb := retrievalTool{&fakeTool{name: "search_knowledge", run: func(context.Context, json.RawMessage) (tools.Result, error) {
 		return tools.Result{Content: "clause 4 : préavis de trois mois"}, nil
-	}}
+	}}}
 	steps := []scripted.Step{scripted.Call("k1", "search_knowledge", `{}`), {Text: "trois mois"}, scripted.Call("k2", "search_knowledge", `{}`), {Text: "ok"}}
 	h := newHarness(t, steps, []tools.Tool{kb}, nil)
 	for _, q := range []string{"préavis ?", "et la clause 5 ?"} {
@@ -161,6 +166,37 @@ func TestEarlierRetrievalResultsAreSentAsAPlaceholder(t *testing.T) {
 	}
 	if h.e.existing("s1").st.messages()[2].Content == staleRetrieval {
 		t.Error("the stored history must keep the result: only what is sent changes")
+	}
+}
+
+// TestOtherResultsOfEarlierTurnsAreSentWhole: the placeholder is for the
+// tools that say their results go stale; another tool's stay as they were.
+func TestOtherResultsOfEarlierTurnsAreSentWhole(t *testing.T) {
+	calc := &fakeTool{name: "search_knowledge", run: func(context.Context, json.RawMessage) (tools.Result, error) {
+		return tools.Result{Content: "42"}, nil
+	}}
+	steps := []scripted.Step{scripted.Call("k1", "search_knowledge", `{}`), {Text: "42"}, {Text: "ok"}}
+	h := newHarness(t, steps, []tools.Tool{calc}, nil)
+	for _, q := range []string{"combien ?", "sûr ?"} {
+		if err := h.submit(q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	reqs := h.p.Requests()
+	if len(reqs) != 3 {
+		t.Fatalf("%d requests, want 3", len(reqs))
+	}
+	found := false
+	for _, m := range reqs[2].Messages {
+		if m.ToolCallID == "k1" {
+			found = true
+			if m.Content != "42" {
+				t.Errorf("a result of a tool that does not go stale became %q", m.Content)
+			}
+		}
+	}
+	if !found {
+		t.Error("the earlier turn's result is not in the later request")
 	}
 }
 

@@ -11,6 +11,7 @@ import (
 
 	"github.com/moteur/moteur/classify"
 	"github.com/moteur/moteur/compaction"
+	"github.com/moteur/moteur/effect"
 	"github.com/moteur/moteur/event"
 	"github.com/moteur/moteur/i18n"
 	"github.com/moteur/moteur/policy"
@@ -111,6 +112,12 @@ func New(d Deps) (*Engine, error) {
 	if d.ApprovalTimeout <= 0 {
 		d.ApprovalTimeout = DefaultApprovalTimeout
 	}
+	if d.Mode == "" && d.Permissions != nil {
+		d.Mode = d.Permissions.Mode()
+	}
+	if d.Sandbox == nil {
+		d.Sandbox = sandboxOf(d.Tools)
+	}
 	e := &Engine{deps: d, sessions: map[string]*session{}, profile: profile.Get(d.Profile)}
 	e.approvals = newApprovals(d.Store)
 	if e.outbound = d.Outbound; e.outbound == nil {
@@ -121,6 +128,20 @@ func New(d Deps) (*Engine, error) {
 		e.outbound = out
 	}
 	return e, nil
+}
+
+// sandboxOf is what the first tool (by name) that isolates its calls says
+// of its sandbox, nil when none does.
+func sandboxOf(reg *tools.Registry) *effect.Sandbox {
+	for _, name := range reg.Names() {
+		if tool, ok := reg.Lookup(name); ok {
+			if iso, ok := tool.(tools.Isolated); ok {
+				sb := iso.Sandbox()
+				return &sb
+			}
+		}
+	}
+	return nil
 }
 
 // defaultOutbound builds the pre-send check from Deps when none is given:
@@ -154,6 +175,24 @@ func (e *Engine) session(id string) *session {
 	return s
 }
 
+// take waits for the session's turn and returns the session holding it.
+// A session that EndSession took out of memory while this waited is taken
+// again, so that one session never has two turns at once.
+func (e *Engine) take(ctx context.Context, id string) (*session, error) {
+	for {
+		s := e.session(id)
+		select {
+		case s.turn <- struct{}{}:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+		if e.existing(id) == s {
+			return s, nil
+		}
+		<-s.turn
+	}
+}
+
 // Submit runs one turn with input as the user's message.
 func (e *Engine) Submit(ctx context.Context, sessionID, input string) error {
 	return e.SubmitInput(ctx, sessionID, Input{Text: input})
@@ -177,11 +216,9 @@ func (e *Engine) SubmitInput(ctx context.Context, sessionID string, in Input) er
 	if strings.TrimSpace(in.Text) == "" {
 		return ErrEmptyInput
 	}
-	s := e.session(sessionID)
-	select {
-	case s.turn <- struct{}{}:
-	case <-ctx.Done():
-		return ctx.Err()
+	s, err := e.take(ctx, sessionID)
+	if err != nil {
+		return err
 	}
 	defer func() { <-s.turn }()
 	if e.failed.Load() {
@@ -191,7 +228,7 @@ func (e *Engine) SubmitInput(ctx context.Context, sessionID string, in Input) er
 		return err
 	}
 	t := newTurn(e, s)
-	err := t.run(ctx, in)
+	err = t.run(ctx, in)
 	if t.auditErr == nil {
 		e.snapshot(s, t.compactions > 0)
 	}

@@ -3,21 +3,13 @@ package engine
 import (
 	"github.com/moteur/moteur/compaction"
 	"github.com/moteur/moteur/llm"
+	"github.com/moteur/moteur/tools"
 )
 
 // staleRetrieval is what earlier turns' knowledge-base and web results
 // become in the history sent to the model (seed 000): the sources may have
 // changed, so the agent searches again instead of trusting them.
 const staleRetrieval = "[Previous retrieval result omitted — knowledge base may have changed. Please perform a fresh search.]"
-
-// retrievalTools are the tools whose results go stale between turns, legacy
-// names included.
-var retrievalTools = map[string]bool{
-	"search_knowledge": true, "read_document": true, "list_documents": true, "query_knowledge_graph": true,
-	"wiki_search": true, "wiki_read_page": true, "knowledge_search": true, "grep_chunks": true,
-	"list_knowledge_chunks": true, "get_document_info": true, "wiki_read_source_doc": true,
-	"web_search": true, "web_fetch": true,
-}
 
 // asSent is the history as the model reads it: retrieval results of earlier
 // turns (before this turn's user message, at index current) replaced by the
@@ -31,7 +23,7 @@ func (t *turn) asSent(history []llm.Message, current int) []llm.Message {
 		if i >= current {
 			break
 		}
-		if m.Role == llm.RoleTool && retrievalTools[m.Name] && m.Content != staleRetrieval {
+		if m.Role == llm.RoleTool && t.retrieval(m.Name) && m.Content != staleRetrieval {
 			if !copied {
 				out, copied = append([]llm.Message(nil), history...), true
 			}
@@ -46,4 +38,15 @@ func (t *turn) asSent(history []llm.Message, current int) []llm.Message {
 		out, _ = t.s.estimator.TruncateToolResults(out, min(compaction.ResultCap(w), w/2))
 	}
 	return out
+}
+
+// retrieval reports whether the tool of that name says its results go stale
+// between turns (tools.Retrieval).
+func (t *turn) retrieval(name string) bool {
+	tool, ok := t.e.deps.Tools.Lookup(name)
+	if !ok {
+		return false
+	}
+	r, ok := tool.(tools.Retrieval)
+	return ok && r.Retrieval()
 }

@@ -43,21 +43,35 @@ type RewindResult struct {
 }
 
 // RewindPoints returns the session's points, most recent first (nil for an
-// unknown session). It does not wait for a turn to end.
+// unknown session). It does not wait for a turn to end. A session this
+// Engine has no state of is read back from Deps.Store.
 func (e *Engine) RewindPoints(sessionID string) []checkpoint.Point {
-	s := e.existing(sessionID)
-	if s == nil {
+	if s := e.existing(sessionID); s != nil {
+		if points, ok := s.points(); ok {
+			return points
+		}
+	}
+	s, release, err := e.hold(context.Background(), sessionID)
+	if err != nil {
 		return nil
 	}
+	defer release()
+	points, _ := s.points()
+	return points
+}
+
+// points are the session's rewind points; ok is false while the Engine
+// knows none of its events.
+func (s *session) points() ([]checkpoint.Point, bool) {
 	s.emitMu.Lock()
 	defer s.emitMu.Unlock()
-	return s.st.rewind.Points()
+	return s.st.rewind.Points(), s.st.seq > 0
 }
 
 // RewindPlan computes, changing nothing, the plan of a rewind to the point
 // toSeq. ErrTurnInProgress when a turn holds the session.
 func (e *Engine) RewindPlan(sessionID string, toSeq uint64) (checkpoint.Plan, error) {
-	s, release, err := e.hold(sessionID)
+	s, release, err := e.hold(context.Background(), sessionID)
 	if err != nil {
 		return checkpoint.Plan{}, err
 	}
@@ -80,16 +94,13 @@ func (e *Engine) Rewind(ctx context.Context, sessionID string, toSeq uint64, mod
 	if mode != RewindCode && mode != RewindConversation && mode != RewindBoth {
 		return RewindResult{}, fmt.Errorf("rewind: unknown mode %q (want code, conversation or both)", mode)
 	}
-	s, release, err := e.hold(sessionID)
+	s, release, err := e.hold(ctx, sessionID)
 	if err != nil {
 		return RewindResult{}, err
 	}
 	defer release()
 	if e.failed.Load() {
 		return RewindResult{}, ErrAuditFailure
-	}
-	if err := e.catchUp(ctx, s); err != nil {
-		return RewindResult{}, err
 	}
 	at, ok := s.st.pointLen[toSeq]
 	if !ok {
@@ -145,19 +156,32 @@ func (e *Engine) blobs() effect.Blobs {
 	return e.deps.Checkpoints
 }
 
-// hold takes the session's turn token without waiting: a rewind never runs
-// beside a turn.
-func (e *Engine) hold(sessionID string) (*session, func(), error) {
+// hold takes the session's turn token without waiting (a rewind never
+// runs beside a turn) and brings its state up to date from Deps.Store,
+// which gives the sessions this Engine has no state of.
+func (e *Engine) hold(ctx context.Context, sessionID string) (*session, func(), error) {
 	s := e.existing(sessionID)
-	if s == nil {
+	if s == nil && e.deps.Store == nil {
 		return nil, nil, fmt.Errorf("%w: %s", ErrUnknownSession, sessionID)
+	}
+	if s == nil {
+		s = e.session(sessionID)
 	}
 	select {
 	case s.turn <- struct{}{}:
-		return s, func() { <-s.turn }, nil
 	default:
 		return nil, nil, fmt.Errorf("session %s: %w", sessionID, ErrTurnInProgress)
 	}
+	release := func() { <-s.turn }
+	if err := e.catchUp(ctx, s); err != nil {
+		release()
+		return nil, nil, err
+	}
+	if s.st.seq == 0 {
+		release()
+		return nil, nil, fmt.Errorf("%w: %s", ErrUnknownSession, sessionID)
+	}
+	return s, release, nil
 }
 
 // existing returns the session's state, nil when it has none.
