@@ -33,6 +33,11 @@ type SessionStartedPayload struct {
 	MCP     []MCPServerInfo `json:"mcp,omitempty"`
 }
 
+// masked implements masker: SessionStarted describes the configuration
+// (providers, models, hosts, paths, tool names, the sandbox's account),
+// which Moteur and the user chose; it holds no secret.
+func (p SessionStartedPayload) masked() any { return p }
+
 // PolicyInfo is the organisation policy as SessionStarted records it.
 type PolicyInfo struct {
 	Path         string   `json:"path"`
@@ -68,6 +73,14 @@ type UserMessagePayload struct {
 	Blocked bool `json:"blocked,omitempty"`
 }
 
+// masked implements masker: the user's words, and a hook's.
+func (p UserMessagePayload) masked() any {
+	maskField(&p.Text)
+	maskField(&p.Typed)
+	maskField(&p.HookContext)
+	return p
+}
+
 // AssistantMessagePayload is one model response kept in the conversation:
 // a round that called tools, or the turn's answer.
 type AssistantMessagePayload struct {
@@ -88,6 +101,16 @@ type AssistantMessagePayload struct {
 	// Citations are the sources the text cites ([c3]), mapped to the
 	// chunks and documents they stand for.
 	Citations []cite.Ref `json:"citations,omitempty"`
+}
+
+// masked implements masker: the model's text and reasoning, the arguments
+// of its calls (as JSON), what its citations show of the documents.
+func (p AssistantMessagePayload) masked() any {
+	maskField(&p.Text)
+	maskField(&p.Reasoning)
+	p.ToolCalls = maskToolCalls(p.ToolCalls)
+	p.Citations = maskRefs(p.Citations)
+	return p
 }
 
 // ToolResultPayload is the outcome of one tool call.
@@ -115,12 +138,26 @@ type ToolResultPayload struct {
 	References []cite.Ref `json:"references,omitempty"`
 }
 
+// masked implements masker: what the tool gave back, and what its
+// references show of the documents. Changes are paths and content hashes.
+func (p ToolResultPayload) masked() any {
+	maskField(&p.Content)
+	p.References = maskRefs(p.References)
+	return p
+}
+
 // ProviderRetryPayload records a transient provider failure about to be
 // retried.
 type ProviderRetryPayload struct {
 	Attempt int    `json:"attempt"`
 	DelayMS int64  `json:"delay_ms"`
 	Error   string `json:"error"`
+}
+
+// masked implements masker: a provider's error may quote the request.
+func (p ProviderRetryPayload) masked() any {
+	maskField(&p.Error)
+	return p
 }
 
 // Stop reasons of a turn, in TurnCompletedPayload.Reason.
@@ -151,6 +188,12 @@ type TurnCompletedPayload struct {
 	ContextScale float64 `json:"context_scale,omitempty"`
 }
 
+// masked implements masker: the answer.
+func (p TurnCompletedPayload) masked() any {
+	maskField(&p.Answer)
+	return p
+}
+
 // ErrorPayload reports a failure the user must see.
 type ErrorPayload struct {
 	Message string `json:"message"`
@@ -160,10 +203,22 @@ type ErrorPayload struct {
 	Status    int    `json:"status,omitempty"`
 }
 
+// masked implements masker: an error may quote anything.
+func (p ErrorPayload) masked() any {
+	maskField(&p.Message)
+	return p
+}
+
 // DeltaPayload is a streamed fragment of the answer or of the reasoning.
 type DeltaPayload struct {
 	Text  string `json:"text"`
 	Round int    `json:"round"`
+}
+
+// masked implements masker: a fragment of the model's text.
+func (p DeltaPayload) masked() any {
+	maskField(&p.Text)
+	return p
 }
 
 // PermissionRequestedPayload asks the user whether a call may run.
@@ -177,6 +232,12 @@ type PermissionRequestedPayload struct {
 	Summary   string `json:"summary"`
 	Risk      string `json:"risk"`
 	Sandboxed bool   `json:"sandboxed,omitempty"`
+}
+
+// masked implements masker: the summary quotes the call's arguments.
+func (p PermissionRequestedPayload) masked() any {
+	maskField(&p.Summary)
+	return p
 }
 
 // PermissionResolvedPayload records the answer to a PermissionRequested:
@@ -193,11 +254,23 @@ type PermissionResolvedPayload struct {
 	Reason string `json:"reason,omitempty"`
 }
 
+// masked implements masker: the reason is the user's words.
+func (p PermissionResolvedPayload) masked() any {
+	maskField(&p.Reason)
+	return p
+}
+
 // WarningPayload tells the user something they should know that stops
 // nothing (the jurisdiction warning of the restricted profile, …).
 type WarningPayload struct {
 	Kind    string `json:"kind"`
 	Message string `json:"message"`
+}
+
+// masked implements masker: the message may quote configuration.
+func (p WarningPayload) masked() any {
+	maskField(&p.Message)
+	return p
 }
 
 // ContextCompactedPayload records that the oldest messages of the history
@@ -214,6 +287,14 @@ type ContextCompactedPayload struct {
 	HookContext  string `json:"hook_context,omitempty"`
 }
 
+// masked implements masker: the summary retells the conversation; a
+// hook's context is its own text.
+func (p ContextCompactedPayload) masked() any {
+	maskField(&p.Summary)
+	maskField(&p.HookContext)
+	return p
+}
+
 // SessionClassifiedPayload records that classified content entered the
 // session, which is sensitive from then on.
 type SessionClassifiedPayload struct {
@@ -221,12 +302,22 @@ type SessionClassifiedPayload struct {
 	Source  string `json:"source"`
 }
 
+// masked implements masker: the marking and its source are the names of
+// classification rules and of where content came from.
+func (p SessionClassifiedPayload) masked() any { return p }
+
 // ProviderSelectedPayload records a switch of provider.
 type ProviderSelectedPayload struct {
 	Provider string `json:"provider"`
 	Model    string `json:"model"`
 	Local    bool   `json:"local,omitempty"`
 	Reason   string `json:"reason"`
+}
+
+// masked implements masker: the reason may quote a provider's error.
+func (p ProviderSelectedPayload) masked() any {
+	maskField(&p.Reason)
+	return p
 }
 
 // MCPServerInfo describes an MCP server in use.
@@ -241,11 +332,21 @@ type McpServerDownPayload struct {
 	Error string `json:"error"`
 }
 
+// masked implements masker: the error may quote the server's command
+// line or its output.
+func (p McpServerDownPayload) masked() any {
+	maskField(&p.Error)
+	return p
+}
+
 // HookStartedPayload records a user hook being run.
 type HookStartedPayload struct {
 	Hook  string `json:"hook"`
 	Event string `json:"event"`
 }
+
+// masked implements masker: a hook's name and its event's.
+func (p HookStartedPayload) masked() any { return p }
 
 // HookCompletedPayload records a hook's outcome.
 type HookCompletedPayload struct {
@@ -254,6 +355,12 @@ type HookCompletedPayload struct {
 	ExitCode int    `json:"exit_code"`
 	Blocked  bool   `json:"blocked,omitempty"`
 	Output   string `json:"output,omitempty"`
+}
+
+// masked implements masker: the hook's output.
+func (p HookCompletedPayload) masked() any {
+	maskField(&p.Output)
+	return p
 }
 
 // RewoundFile is the outcome of a rewind for one file.
@@ -274,6 +381,15 @@ type RewoundPayload struct {
 	Note   string        `json:"note,omitempty"`
 }
 
+// masked implements masker: the prompt rewound to, the note for the
+// model, and each file's error.
+func (p RewoundPayload) masked() any {
+	maskField(&p.Prompt)
+	maskField(&p.Note)
+	p.Files = maskRewoundFiles(p.Files)
+	return p
+}
+
 // KnowledgeRetrievedPayload records the retrieval of a quick answer: what
 // was searched, how, and the passages given to the model under their
 // aliases.
@@ -289,4 +405,14 @@ type KnowledgeRetrievedPayload struct {
 	// irrelevant.
 	RerankRejected bool   `json:"rerank_rejected,omitempty"`
 	Hint           string `json:"hint,omitempty"`
+}
+
+// masked implements masker: the query, the hint, the fallbacks' reasons,
+// and what the references show of the documents.
+func (p KnowledgeRetrievedPayload) masked() any {
+	maskField(&p.Query)
+	maskField(&p.Hint)
+	p.Fallbacks = maskStrings(p.Fallbacks)
+	p.References = maskRefs(p.References)
+	return p
 }

@@ -35,7 +35,8 @@ import (
 // A glob or grep `pattern` is not a subject: it is a pattern or a regular
 // expression, not a place; such tools are governed by their `path`.
 // A tool whose arguments hold none of these names has one subject per
-// top-level string argument.
+// top-level string argument. CallSubject (subject_text.go) reads the same
+// names, through subjectArgs, for the line that asks the user.
 
 type subjectKind uint8
 
@@ -515,9 +516,14 @@ func (out *subjects) unreadable() bool {
 	return len(out.list) == 1 && out.list[0].kind == subjUnreadable
 }
 
+// subjectArgs are the argument names of the table at the top of this
+// file, in the order CallSubject gives their texts: what the call runs,
+// then where, then what it fetches.
+var subjectArgs = [...]string{"command", "path", "file_path", "paths", "url", "urls", "items"}
+
 // knownArg maps an argument name to the subject name it matches, or "".
 func knownArg(key string) string {
-	for _, name := range [...]string{"command", "path", "file_path", "paths", "url", "urls", "items"} {
+	for _, name := range subjectArgs {
 		if strings.EqualFold(key, name) {
 			return name
 		}

@@ -1,16 +1,71 @@
 // Package redact finds secrets in text and replaces them with markers,
-// "[REDACTED:<kind>]". It owns the rules (which strings are secrets) and
-// the replacement; event masks every event with it before anything is
-// stored, and the file tools mask file text with it before numbering its
-// lines.
+// "[REDACTED:<kind>]". It owns the rules (which strings are secrets: the
+// kinds below) and the replacement; the packages that keep or show text
+// call it, and this comment is the account of what that guarantees.
 //
-// Every event is masked before it is persisted (package event), so masking
-// runs on every event of every session: each rule below is a hand-written
-// scanner that starts from a literal anchor found with the standard
-// library's vectorised search (strings.Index, strings.IndexByte), and text
-// holding none of the anchors costs a few memchr-like passes. The rules are
-// deliberately narrow: ordinary prose, git hashes, UUIDs and base64 images
-// match none of them.
+// # What masking guarantees
+//
+//   - Events. The engine masks every persisted event (event.MaskEvent:
+//     the fields each payload type declares beside it, every string of a
+//     payload it does not know) before any sink (the audit log, the session
+//     store, a transcript) or any subscriber (the terminal, the HTTP/SSE
+//     stream, a follower of the session) sees it; `moteur ask` masks every
+//     event it records or shows. The audit sink masks once more as it
+//     writes, so that whoever hands it an event, the audit log holds no
+//     secret the rules find; the other sinks store what they are given.
+//   - The model's history. What the model reads back is what the log
+//     keeps: a tool's result is masked before the model reads it, in the
+//     very round that called the tool, and the model's earlier messages and
+//     call arguments, compaction summaries and the user's earlier messages
+//     are sent masked, so that a live session and one restored from its log
+//     send the same messages.
+//   - Files and knowledge bases. read_file and grep mask a file's text
+//     (Lines, which keeps the line numbers true) before paging or searching
+//     it, so no sequence of searches reads a key out a guess at a time; a
+//     knowledge base's chunks are masked before they are stored or
+//     embedded.
+//   - The text itself. String is idempotent and its output matches no rule;
+//     overlapping matches merge so that no fragment of a secret survives;
+//     a secret spelled with escapes, invisible characters or fullwidth
+//     letters is found through the decoded view (view.go) and masked
+//     escapes and all.
+//
+// # What masking does not do
+//
+//   - Find what is not one of the kinds below: a password in prose ("my
+//     password is hunter2"), a random string or an encoded one (base64,
+//     hex) with no name before it, a token format not listed, a secret cut
+//     in pieces (across strings, events or streamed chunks), the indented
+//     lines of a YAML block scalar ("password: |"), which env_secret does
+//     not follow. And a string shaped like a key that is none may be
+//     masked.
+//   - Mask the user's message on its way to the model in the turn it is
+//     typed: the model reads it as typed (the user may be asking about the
+//     key pasted); its event, and every later turn, hold it masked.
+//   - Mask the streaming deltas (AssistantDelta, ReasoningDelta): the
+//     engine delivers them to subscribers as the model writes them and
+//     never persists them; the AssistantMessage that ends the round is
+//     masked.
+//   - Change what a call does: a tool runs with the arguments the model
+//     wrote, and what reaches a provider or a server is the permissions'
+//     and policy.Outbound's business, not this package's.
+//   - Mask names and identifiers that Moteur or the user chose: tool
+//     names, call ids, paths, hosts, the configuration SessionStarted
+//     describes.
+//   - Reach the checkpoints: the pre-write copy of a file is kept byte for
+//     byte, secrets included, under $MOTEUR_HOME, so that a rewind restores
+//     the user's file as it was.
+//
+// # Cost
+//
+// Masking runs on every persisted event of every session: each rule below
+// is a hand-written scanner that starts from a literal anchor found with
+// the standard library's vectorised search (strings.Index,
+// strings.IndexByte), and text holding none of the anchors costs a few
+// memchr-like passes. The rules are deliberately narrow: ordinary prose,
+// git hashes, UUIDs and base64 images match none of them.
+//
+// # Rules
 //
 // Kinds (the <kind> of "[REDACTED:<kind>]") and what they match:
 //
@@ -96,9 +151,6 @@
 //     "key": "menu.open" and Token: tok stay; API_KEY=a1b2c3d4e5 goes.
 //     PASSWORD, PASSWD, PWD, SECRET and CREDENTIAL(S) are strong names: a
 //     person chose the value, which may be anything.
-//
-// A known limit: a YAML block scalar ("password: |" followed by indented
-// lines) is not followed onto its next lines.
 //
 // Text is masked until no rule matches any more (a replaced span can make
 // its neighbour match: "…-----END PRIVATE KEY-----sk-…" exposes the key's

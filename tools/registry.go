@@ -135,7 +135,9 @@ func isNil(t Tool) bool {
 
 // Lookup returns the tool registered under name, or under the successor of a
 // legacy name. A tool registered under the old name itself wins over the
-// mapping.
+// mapping. What is returned is the successor itself, so its optional
+// interfaces (Retrieval, Isolated, …) answer for a call made under the old
+// name.
 func (r *Registry) Lookup(name string) (Tool, bool) {
 	e, ok := r.lookup(name)
 	if !ok {

@@ -474,6 +474,37 @@ func TestLegacyNames(t *testing.T) {
 	}
 }
 
+// retrievalTool is a fakeTool whose results describe sources that change
+// between turns.
+type retrievalTool struct{ *fakeTool }
+
+func (retrievalTool) Retrieval() bool { return true }
+
+// TestLegacyNamesFindRetrievalTools: the engine asks the tool a call names
+// whether it is a retrieval tool, and a call may name it by a legacy name:
+// Lookup must give the successor, optional interfaces and all, for every
+// default legacy name.
+func TestLegacyNamesFindRetrievalTools(t *testing.T) {
+	r := tools.NewRegistry(tools.Config{})
+	mustRegister(t, r, retrievalTool{echo("search_knowledge", querySchema)}, retrievalTool{echo("read_document", "")},
+		echo("write_file", ""))
+	for old, succ := range tools.DefaultLegacy() {
+		got, ok := r.Lookup(old)
+		if !ok {
+			t.Errorf("Lookup(%s): not found, want %s", old, succ)
+			continue
+		}
+		if rt, ok := got.(tools.Retrieval); !ok || !rt.Retrieval() {
+			t.Errorf("Lookup(%s) = %s, which does not report Retrieval", old, got.Name())
+		}
+	}
+	if got, _ := r.Lookup("write_file"); got != nil {
+		if _, ok := got.(tools.Retrieval); ok {
+			t.Error("write_file reports Retrieval")
+		}
+	}
+}
+
 func blockUntilDone(ctx context.Context, _ json.RawMessage) (tools.Result, error) {
 	<-ctx.Done()
 	return tools.Result{}, ctx.Err()

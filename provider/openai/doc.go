@@ -1,15 +1,20 @@
-// Package openai is Moteur's client for OpenAI-compatible chat-completions
-// servers: OpenAI, Mistral, DeepSeek, vLLM, Ollama, llama.cpp, LM Studio and
-// the like. It owns the wire protocol and nothing else: building the request
-// body, reading the server-sent event stream, assembling text, reasoning and
-// tool calls from their fragments, and classifying failures as
-// provider.Error kinds. Retries and stall detection belong to the engine;
-// this package reports every chunk it decodes so the engine can tell a live
-// stream from a silent one.
+// Package openai is Moteur's client for OpenAI-compatible servers: OpenAI,
+// Mistral, DeepSeek, vLLM, Ollama, llama.cpp, LM Studio and the like. It
+// owns their wire protocols and nothing else:
 //
-// It is written on net/http alone. The files go by concept: client.go (the
-// Provider), request.go (request body), sse.go (event-stream reader),
-// decode.go (wire shapes of answers), assemble.go (chunks to deltas and
-// response), toolcalls.go (tool call assembly), think.go (<think> blocks in
-// content), stream.go (stream ends and markers), errors.go (classification).
+//   - Client, the provider.Provider of /chat/completions: it builds the
+//     request body, reads the server-sent event stream (or the whole
+//     completion of a server that ignores stream:true), assembles text,
+//     reasoning (the reasoning fields, and <think> blocks in the content)
+//     and tool calls from their fragments, and classifies failures as
+//     provider.Error kinds. It neither retries nor watches for stalls: the
+//     engine does both, and Client reports every chunk it decodes, keepalives
+//     included, so that the engine can tell a live stream from a silent one.
+//   - Embedder (/embeddings) and Reranker (/rerank), which knowledge bases
+//     use: one JSON request and its answer each. They retry transient
+//     failures themselves, with a backoff that honours Retry-After, since
+//     no engine stands behind them.
+//
+// It is written on net/http alone. Package openaitest serves the same
+// protocol, scripted, for tests.
 package openai

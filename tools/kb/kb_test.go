@@ -288,3 +288,24 @@ func TestClassifiedDocumentsMarkTheResult(t *testing.T) {
 		t.Fatalf("read result classified %q", r.Classified)
 	}
 }
+
+// TestToolsAreRetrieval: knowledge bases change between turns, so every
+// knowledge tool, found by its name or by a legacy one, tells the engine
+// not to trust an earlier turn's result.
+func TestToolsAreRetrieval(t *testing.T) {
+	f := newFixture(t, 0)
+	names := []string{kb.SearchName, kb.ReadName, kb.ListName}
+	for old := range tools.DefaultLegacy() {
+		names = append(names, old)
+	}
+	for _, name := range names {
+		tl, ok := f.reg.Lookup(name)
+		if !ok {
+			t.Errorf("Lookup(%s): not found", name)
+			continue
+		}
+		if r, ok := tl.(tools.Retrieval); !ok || !r.Retrieval() {
+			t.Errorf("%s (%s) does not report Retrieval", name, tl.Name())
+		}
+	}
+}

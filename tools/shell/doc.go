@@ -74,7 +74,11 @@
 //
 // New tries the sandbox once, with the very arguments every command gets,
 // and reads /proc/self/status and uid_map inside it: Isolation reports what
-// that trial run found, not what was asked for. If the filter cannot be
+// that trial run found, not what was asked for, and Sandbox
+// (tools.Isolated) gives it to SessionStarted with Describe's kind and
+// detail. GrantsNetwork (tools.NetworkGranter) is true only with bwrap in
+// force, the one case where a call can be given the network it otherwise
+// lacks. If the filter cannot be
 // applied (an architecture the assembler does not know, a kernel without
 // seccomp filters), mode "bwrap" refuses every command, saying why, rather
 // than run weaker; mode "auto" runs without the filter and its description

@@ -145,6 +145,25 @@ func (e *Exec) Isolation() Isolation {
 	return iso
 }
 
+// Sandbox implements tools.Isolated: Describe and Isolation together, as
+// SessionStarted records them. Network stays false: commands get the
+// network only call by call (GrantsNetwork).
+func (e *Exec) Sandbox() effect.Sandbox {
+	iso := e.Isolation()
+	return effect.Sandbox{
+		Kind: e.sandbox.kind, Detail: e.sandbox.detail,
+		UserNamespace: iso.UserNamespace, UID: iso.UID, Capabilities: iso.Capabilities,
+		NoNewPrivs: iso.NoNewPrivs, Seccomp: iso.Seccomp, ReadOnly: iso.ReadOnly,
+	}
+}
+
+// GrantsNetwork implements tools.NetworkGranter: inside bwrap a command has
+// no network unless its call was granted it (tools.WithNetwork), so an
+// approval can offer the network for that one call. Without the sandbox
+// commands have the user's network already, and with a required sandbox
+// that is missing nothing runs: there is nothing to grant.
+func (e *Exec) GrantsNetwork() bool { return e.Sandboxed() }
+
 // Name implements tools.Tool.
 func (*Exec) Name() string { return Name }
 
