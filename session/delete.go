@@ -7,7 +7,8 @@ import (
 	"fmt"
 )
 
-// Delete removes a session, its events and its lease.
+// Delete removes a session, its events, snapshots, permission requests
+// and lease.
 func (s *SQLite) Delete(ctx context.Context, sessionID string) error {
 	what := fmt.Sprintf("session %s: delete", sessionID)
 	tx, err := s.w.BeginTx(ctx, nil) // BEGIN IMMEDIATE
@@ -26,6 +27,8 @@ func (s *SQLite) Delete(ctx context.Context, sessionID string) error {
 		return err
 	}
 	for _, q := range []string{
+		`DELETE FROM approvals WHERE session_id = ?`,
+		`DELETE FROM snapshots WHERE session_id = ?`,
 		`DELETE FROM events WHERE session_id = ?`,
 		`DELETE FROM sessions WHERE id = ?`,
 		`DELETE FROM leases WHERE session_id = ?`,

@@ -18,6 +18,14 @@ func (s *SQLite) Load(ctx context.Context, sessionID string) ([]event.Event, err
 
 // LoadFrom returns a session's events with Seq > after, in seq order.
 func (s *SQLite) LoadFrom(ctx context.Context, sessionID string, after uint64) ([]event.Event, error) {
+	return s.LoadRange(ctx, sessionID, after, 0)
+}
+
+// LoadRange returns at most limit of a session's events with Seq > after,
+// in seq order (limit <= 0: all of them). The page is bounded by seq, not
+// by LIMIT, so that its expected length is known and a gap is told from
+// the end of the page.
+func (s *SQLite) LoadRange(ctx context.Context, sessionID string, after uint64, limit int) ([]event.Event, error) {
 	what := fmt.Sprintf("session %s: load", sessionID)
 	tx, last, err := s.readLastSeq(ctx, what, sessionID)
 	if err != nil {
@@ -27,16 +35,20 @@ func (s *SQLite) LoadFrom(ctx context.Context, sessionID string, after uint64) (
 	if after >= last {
 		return []event.Event{}, nil
 	}
-	rows, err := tx.QueryContext(ctx, `SELECT seq, data FROM events WHERE session_id = ? AND seq > ? ORDER BY seq`,
-		sessionID, after)
+	end := last
+	if limit > 0 && uint64(limit) < last-after {
+		end = after + uint64(limit)
+	}
+	rows, err := tx.QueryContext(ctx, `SELECT seq, data FROM events WHERE session_id = ? AND seq > ? AND seq <= ? ORDER BY seq`,
+		sessionID, after, end)
 	if err != nil {
 		return nil, s.dbErr(what, err)
 	}
 	defer rows.Close()
 	// Copy the rows out first, then decode them (in parallel when there
 	// are many): decoding is most of the cost of a Load.
-	seqs := make([]uint64, 0, last-after)
-	datas := make([][]byte, 0, last-after)
+	seqs := make([]uint64, 0, end-after)
+	datas := make([][]byte, 0, end-after)
 	var blocks blockCopier
 	for rows.Next() {
 		var seq uint64
@@ -55,8 +67,12 @@ func (s *SQLite) LoadFrom(ctx context.Context, sessionID string, after uint64) (
 			return nil, fmt.Errorf("session %s: stored events jump from seq %d to %d: the log has a gap", sessionID, want-1, seq)
 		}
 	}
-	if uint64(len(seqs)) != last-after {
-		return nil, fmt.Errorf("session %s: %d events stored after seq %d, the session ends at seq %d", sessionID, len(seqs), after, last)
+	if uint64(len(seqs)) != end-after {
+		if end == last {
+			return nil, fmt.Errorf("session %s: %d events stored after seq %d, the session ends at seq %d", sessionID, len(seqs), after, last)
+		}
+		return nil, fmt.Errorf("session %s: %d events stored from seq %d to %d, the session ends at seq %d: the log has a gap",
+			sessionID, len(seqs), after+1, end, last)
 	}
 	return decodeAll(sessionID, seqs, datas)
 }

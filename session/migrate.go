@@ -58,6 +58,52 @@ CREATE TABLE leases (
 	`
 ALTER TABLE events ADD COLUMN audit_mac BLOB;
 `,
+	// 3: snapshots of a session's state (the engine's encoding, never read
+	// here) and the permission requests of running turns, which any
+	// process may answer.
+	`
+-- A rowid table, unlike the others: a snapshot is large, and SQLite keeps
+-- the rows of a WITHOUT ROWID table inside its b-tree pages. At most two
+-- rows per session (snapshot.go); the latest is found through the primary
+-- key.
+CREATE TABLE snapshots (
+	session_id TEXT    NOT NULL REFERENCES sessions (id) ON DELETE CASCADE,
+	seq        INTEGER NOT NULL,
+	data       BLOB    NOT NULL,
+	created_at INTEGER NOT NULL, -- Unix nanoseconds, UTC
+	PRIMARY KEY (session_id, seq)
+);
+
+-- host and pid are the asking process's, compared with the session's lease
+-- to tell whether the turn that asked still runs. allow … ended_at are
+-- set when the request ends: the answer (state answered) or nothing
+-- (withdrawn); ended_by is the answer's author or why it was withdrawn.
+CREATE TABLE approvals (
+	id           TEXT    NOT NULL PRIMARY KEY,
+	session_id   TEXT    NOT NULL REFERENCES sessions (id) ON DELETE CASCADE,
+	number       INTEGER NOT NULL,
+	call_id      TEXT    NOT NULL,
+	tool         TEXT    NOT NULL,
+	summary      TEXT    NOT NULL,
+	risk         TEXT    NOT NULL,
+	sandboxed    INTEGER NOT NULL,
+	requested_at INTEGER NOT NULL,
+	host         TEXT    NOT NULL,
+	pid          INTEGER NOT NULL,
+	state        TEXT    NOT NULL CHECK (state IN ('pending', 'answered', 'withdrawn')),
+	allow        INTEGER NOT NULL DEFAULT 0,
+	remember     INTEGER NOT NULL DEFAULT 0,
+	network      INTEGER NOT NULL DEFAULT 0,
+	reason       TEXT    NOT NULL DEFAULT '',
+	ended_by     TEXT    NOT NULL DEFAULT '',
+	ended_at     INTEGER NOT NULL DEFAULT 0
+) WITHOUT ROWID;
+-- The pending requests of one session, oldest first; also what Delete and
+-- the foreign key's cascade look up by session.
+CREATE INDEX approvals_by_session ON approvals (session_id, state, requested_at, number);
+-- The pending requests of every session, oldest first.
+CREATE INDEX approvals_pending ON approvals (requested_at, session_id, number) WHERE state = 'pending';
+`,
 }
 
 // migrate brings the schema to len(migrations), one transaction per

@@ -1,6 +1,7 @@
 // Package session owns the durable storage of sessions: each session's
 // persisted events, in seq order, and the little a store must know about them
-// to list and find sessions.
+// to list and find sessions; beside them, snapshots of a session's state and
+// the permission requests of running turns.
 //
 // A Store interprets events only as far as storage needs: the title of a
 // session is taken from its first non-blocked UserMessage, its project root
@@ -30,6 +31,20 @@
 //     the one the store followed (event.VerifyAudit). Events of earlier
 //     versions have none. A fork copies its source's heads with its events.
 //   - Stored events are never rewritten: only Delete removes them.
+//   - A snapshot (SaveSnapshot) is a cache of a session's state at a seq of
+//     its log, in the engine's encoding, which the store keeps byte for byte
+//     and never reads: its seq is always one of the session's, the two most
+//     recent are kept, and saving one is a transaction of its own that
+//     takes no lease and never touches the events. Delete removes them, a
+//     fork has none.
+//   - A permission request (OpenApproval) waits in the store, so any
+//     process may answer it. It ends exactly once: of any number of
+//     concurrent answers and withdrawals, from any processes, one wins and
+//     every other caller is told which (ErrNotPending, or the row as it
+//     ended). It is answerable only while the process that asked is alive
+//     and holds the session's lease (Approval.Live); a request whose turn
+//     died stays pending until withdrawn. Delete removes them, a fork has
+//     none.
 //   - A Store is safe for concurrent use by many goroutines, and several
 //     processes may open the same database. Only one process at a time may
 //     append to a session: Acquire takes its lease, and Append and Delete
@@ -76,6 +91,13 @@ type Store interface {
 	// tailing a session). An unknown id is ErrNotFound; a known session
 	// with nothing after `after` gives no events and no error.
 	LoadFrom(ctx context.Context, sessionID string, after uint64) ([]event.Event, error)
+	// LoadRange is LoadFrom limited to at most limit events, the first
+	// ones after `after` (limit <= 0: no limit), so that a follower pages
+	// through a long session without holding it all. Same errors and
+	// guarantees: one read snapshot, a gap in the stored seqs is an error,
+	// an event that does not decode is an error naming its seq; a known
+	// session with nothing after `after` gives no events and no error.
+	LoadRange(ctx context.Context, sessionID string, after uint64, limit int) ([]event.Event, error)
 	// Info describes a session. An unknown id is ErrNotFound.
 	Info(ctx context.Context, sessionID string) (Info, error)
 	// List returns sessions, most recently updated first (ties by id,
@@ -86,12 +108,61 @@ type Store interface {
 	// records ParentID = src and ForkSeq = atSeq. atSeq of 0 or beyond the
 	// source's LastSeq is an error; an existing newID is ErrExists; an
 	// unknown src is ErrNotFound. The fork is independent of its source
-	// from then on.
+	// from then on; it has none of its snapshots nor permission requests.
 	Fork(ctx context.Context, src string, atSeq uint64, newID string) (Info, error)
-	// Delete removes a session and its events. An unknown id is
-	// ErrNotFound. It is refused (ErrInUse) while another live process
-	// holds the session's lease.
+	// Delete removes a session and its events, snapshots and permission
+	// requests. An unknown id is ErrNotFound. It is refused (ErrInUse)
+	// while another live process holds the session's lease.
 	Delete(ctx context.Context, sessionID string) error
+	// SaveSnapshot stores snap, the engine's encoding of the session's
+	// state at snap.Seq, in one transaction. snap.Seq must be 1 or more
+	// and at most the session's LastSeq; otherwise the error names the
+	// session and the seqs and nothing is stored. An unknown session is
+	// ErrNotFound. A snapshot at a seq that has one replaces it; only the
+	// 2 most recent snapshots (by seq) of a session are kept, so one older
+	// than both is dropped at once. Data is kept byte for byte and never
+	// interpreted; Created is set by the store. It takes no lease (any
+	// process may save a snapshot: it is a cache of what the events say)
+	// and never changes the session's events nor its Info.
+	SaveSnapshot(ctx context.Context, sessionID string, snap Snapshot) error
+	// LatestSnapshot returns the session's snapshot of the highest seq;
+	// ok is false, with a nil error, when it has none. An unknown id is
+	// ErrNotFound.
+	LatestSnapshot(ctx context.Context, sessionID string) (snap Snapshot, ok bool, err error)
+	// OpenApproval stores a pending permission request of this process's
+	// turn: a.ID must be "<a.SessionID>/<a.Number>"; a.State, Answer, By
+	// and Ended are ignored, and Requested, Host and PID are set by the
+	// store (this process, now). a.SessionID must name a stored session
+	// (ErrNotFound otherwise); an existing id is ErrExists. It takes no
+	// lease, but a request is answerable only while its process holds the
+	// session's lease (Approval.Live).
+	OpenApproval(ctx context.Context, a Approval) error
+	// AnswerApproval ends a pending request with ans, by its author (""
+	// means "user"), and returns the row as stored. Of concurrent answers
+	// and withdrawals of one request (any goroutines, processes or Stores
+	// on the same database) exactly one ends it. An answer to a request
+	// that is not pending fails with ErrNotPending ("permission request
+	// <id> was already answered (allow) by user at T", "… withdrawn
+	// (timeout) at T") and returns the row as it is; so does an answer to
+	// a pending request whose asking process is no longer Live ("the turn
+	// that asked is no longer running (pid N on host H)"), which stays
+	// pending. An unknown id is ErrNotFound.
+	AnswerApproval(ctx context.Context, id string, ans Answer, by string) (Approval, error)
+	// WithdrawApproval ends a pending request without an answer, by being
+	// why ("timeout", "cancelled", "interrupted"; "" is refused), and
+	// returns the row as stored. A request that ended already is left as
+	// it is and returned with a nil error: when an answer won the race,
+	// the waiter honours it. It works whether or not the asking process is
+	// Live: the process that continues a killed session withdraws the
+	// requests left pending. An unknown id is ErrNotFound.
+	WithdrawApproval(ctx context.Context, id, by string) (Approval, error)
+	// Approval returns one permission request, Live computed. An unknown
+	// id is ErrNotFound.
+	Approval(ctx context.Context, id string) (Approval, error)
+	// PendingApprovals returns the pending requests of a session ("": of
+	// every session), oldest first, Live computed. An unknown session is
+	// ErrNotFound.
+	PendingApprovals(ctx context.Context, sessionID string) ([]Approval, error)
 	// Acquire takes the session's lease for this process (the session need
 	// not exist yet). While another live process holds it the error wraps
 	// ErrInUse and reads "session <id> is in use by another process (pid N
@@ -159,6 +230,9 @@ var (
 	ErrSeqConflict = errors.New("sequence conflict")
 	ErrInUse       = errors.New("session in use")
 	ErrExists      = errors.New("session already exists")
+	// ErrNotPending: the permission request was answered or withdrawn
+	// already, or the turn that asked is gone.
+	ErrNotPending = errors.New("permission request not pending")
 )
 
 // HeadSize is the size of an audit head: an HMAC-SHA-256.

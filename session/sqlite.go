@@ -24,7 +24,8 @@ type SQLiteConfig struct {
 	Path string
 	// LeaseTTL is how long a lease lives without a heartbeat; 0 means 30s.
 	LeaseTTL time.Duration
-	// Now tells the time of leases; nil means time.Now (a seam for tests).
+	// Now tells the time of leases, snapshots and permission requests;
+	// nil means time.Now (a seam for tests).
 	Now func() time.Time
 	// Host and PID identify this process in leases; "" and 0 mean
 	// os.Hostname() and os.Getpid() (seams for tests).

@@ -33,7 +33,8 @@ import (
 type Process struct {
 	Host string
 	PID  int
-	// Now is the clock of leases; nil means time.Now.
+	// Now is the Store's clock: of leases, and of the times it sets on
+	// snapshots and permission requests; nil means time.Now.
 	Now func() time.Time
 	// LeaseTTL is the lease TTL; 0 means the back end's default.
 	LeaseTTL time.Duration
@@ -77,6 +78,17 @@ func Run(t *testing.T, fresh func(t *testing.T) Opener) {
 		{"Heads", testHeads},
 		{"HeadsRefused", testHeadsRefused},
 		{"HeadsFork", testHeadsFork},
+		{"LoadRange", testLoadRange},
+		{"Snapshot", testSnapshot},
+		{"SnapshotRefused", testSnapshotRefused},
+		{"SnapshotLease", testSnapshotLease},
+		{"SnapshotDeleteFork", testSnapshotDeleteFork},
+		{"ApprovalOpen", testApprovalOpen},
+		{"ApprovalAnswer", testApprovalAnswer},
+		{"ApprovalConcurrentAnswers", testApprovalConcurrentAnswers},
+		{"ApprovalAnswerWithdrawRace", testApprovalAnswerWithdrawRace},
+		{"ApprovalNotLive", testApprovalNotLive},
+		{"ApprovalDeleteFork", testApprovalDeleteFork},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
