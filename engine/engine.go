@@ -224,6 +224,11 @@ func (e *Engine) SubmitInput(ctx context.Context, sessionID string, in Input) er
 	if e.failed.Load() {
 		return ErrAuditFailure
 	}
+	unlease, err := e.lease(ctx, sessionID)
+	if err != nil {
+		return err
+	}
+	defer unlease()
 	if err := e.catchUp(ctx, s); err != nil {
 		return err
 	}

@@ -51,7 +51,7 @@ func (e *Engine) RewindPoints(sessionID string) []checkpoint.Point {
 			return points
 		}
 	}
-	s, release, err := e.hold(context.Background(), sessionID)
+	s, release, err := e.hold(context.Background(), sessionID, false)
 	if err != nil {
 		return nil
 	}
@@ -71,7 +71,7 @@ func (s *session) points() ([]checkpoint.Point, bool) {
 // RewindPlan computes, changing nothing, the plan of a rewind to the point
 // toSeq. ErrTurnInProgress when a turn holds the session.
 func (e *Engine) RewindPlan(sessionID string, toSeq uint64) (checkpoint.Plan, error) {
-	s, release, err := e.hold(context.Background(), sessionID)
+	s, release, err := e.hold(context.Background(), sessionID, false)
 	if err != nil {
 		return checkpoint.Plan{}, err
 	}
@@ -94,7 +94,7 @@ func (e *Engine) Rewind(ctx context.Context, sessionID string, toSeq uint64, mod
 	if mode != RewindCode && mode != RewindConversation && mode != RewindBoth {
 		return RewindResult{}, fmt.Errorf("rewind: unknown mode %q (want code, conversation or both)", mode)
 	}
-	s, release, err := e.hold(ctx, sessionID)
+	s, release, err := e.hold(ctx, sessionID, true)
 	if err != nil {
 		return RewindResult{}, err
 	}
@@ -157,9 +157,10 @@ func (e *Engine) blobs() effect.Blobs {
 }
 
 // hold takes the session's turn token without waiting (a rewind never
-// runs beside a turn) and brings its state up to date from Deps.Store,
-// which gives the sessions this Engine has no state of.
-func (e *Engine) hold(ctx context.Context, sessionID string) (*session, func(), error) {
+// runs beside a turn), and its lease when it is to write, and brings its
+// state up to date from Deps.Store, which gives the sessions this Engine
+// has no state of.
+func (e *Engine) hold(ctx context.Context, sessionID string, write bool) (*session, func(), error) {
 	s := e.existing(sessionID)
 	if s == nil && e.deps.Store == nil {
 		return nil, nil, fmt.Errorf("%w: %s", ErrUnknownSession, sessionID)
@@ -172,7 +173,15 @@ func (e *Engine) hold(ctx context.Context, sessionID string) (*session, func(), 
 	default:
 		return nil, nil, fmt.Errorf("session %s: %w", sessionID, ErrTurnInProgress)
 	}
-	release := func() { <-s.turn }
+	unlease := func() {}
+	if write {
+		var err error
+		if unlease, err = e.lease(ctx, sessionID); err != nil {
+			<-s.turn
+			return nil, nil, err
+		}
+	}
+	release := func() { unlease(); <-s.turn }
 	if err := e.catchUp(ctx, s); err != nil {
 		release()
 		return nil, nil, err

@@ -141,7 +141,9 @@ func orEmpty[V any](m map[string]V) map[string]V {
 func (st *state) valid() error {
 	n := len(st.history)
 	for seq, at := range st.pointLen {
-		if seq > st.seq || at < 0 || at > n {
+		// A point before the last compaction holds a length of the
+		// history it summarised: only a code rewind goes back to it.
+		if seq > st.seq || at < 0 || seq >= st.compactedAt && at > n {
 			return fmt.Errorf("rewind point at seq %d holds %d messages of %d", seq, at, n)
 		}
 		if _, ok := st.prompts[seq]; !ok {

@@ -230,10 +230,17 @@ func (st *state) rewound(p event.RewoundPayload) {
 		st.note = p.Note
 		return
 	}
-	// The calls left waiting are cut off with the rest.
+	// The calls left waiting are cut off with the rest, and so are the
+	// points after the one rewound to (as the rewind state drops them).
 	st.round = nil
 	st.history = st.history[:p.Length]
 	st.lastUsage = nil
+	for seq := range st.pointLen {
+		if seq > p.ToSeq {
+			delete(st.pointLen, seq)
+			delete(st.prompts, seq)
+		}
+	}
 }
 
 // settle ends the round: its results join the history in call order, and a

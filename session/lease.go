@@ -80,6 +80,14 @@ func (e *inUseError) Error() string {
 
 func (e *inUseError) Unwrap() error { return ErrInUse }
 
+// HeldByThisProcess reports whether err is Acquire's refusal because this
+// process already holds the session's lease (through this Store or
+// another): a caller that only needs the process to hold it may go on.
+func HeldByThisProcess(err error) bool {
+	var iu *inUseError
+	return errors.As(err, &iu) && iu.self
+}
+
 // Acquire takes the session's lease for this process.
 func (s *SQLite) Acquire(ctx context.Context, sessionID string) (Lease, error) {
 	if sessionID == "" {
