@@ -5,17 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/moteur/moteur/cite"
 	"github.com/moteur/moteur/event"
-	"github.com/moteur/moteur/i18n"
 	"github.com/moteur/moteur/kb"
-	"github.com/moteur/moteur/llm"
-	"github.com/moteur/moteur/rag"
-	"github.com/moteur/moteur/routing"
 )
 
 type askFlags struct {
@@ -59,92 +53,33 @@ func (c *cli) ask(ctx context.Context, g *globalFlags, f *askFlags, question str
 			return err
 		}
 	}
-	st, err := c.modelessSettings(g)
+	o, err := c.options(g)
 	if err != nil {
 		return err
 	}
-	store, err := c.openKB(ctx, st)
+	o.SessionID, o.KnowledgeBases, o.SearchMode, o.NoModel = f.session, f.bases, mode, true
+	st, err := c.settings(o)
 	if err != nil {
 		return err
 	}
-	defer store.Close()
-	// The bases first: a misspelt name is a usage error, and no session is
-	// stored for it.
-	for _, b := range f.bases {
-		if _, err := store.Base(ctx, b); err != nil {
-			return kbError(err)
-		}
-	}
-	cfg := rag.Config{Store: store, Bases: f.bases, Mode: mode, Lang: st.lang}
-	// The outbound check classifies the passages even without a model: a
-	// session that quoted classified content must stay sensitive.
-	if cfg.Outbound, err = outboundFor(st); err != nil {
-		return failure(err)
-	}
-	if len(st.cfg.Providers) > 0 {
-		first, router, err := providers(st.cfg)
-		if err != nil {
-			return failure(err)
-		}
-		if router == nil { // one remote provider: a router of one
-			one := routing.Candidate{Provider: first, Endpoint: first.Endpoint()}
-			if router, err = routing.New(routing.Config{Candidates: []routing.Candidate{one}}); err != nil {
-				return failure(err)
-			}
-		}
-		cfg.Router = router
-	}
-	p, err := rag.New(cfg)
+	// A misspelt base is a usage error, and no session is stored for it.
+	q, err := st.OpenQuick(ctx)
 	if err != nil {
-		return failure(err)
+		return appError(err)
 	}
-	root, err := c.projectRoot()
-	if err != nil {
-		return err
-	}
-	return c.askSession(ctx, f, st.lang, root, p, question)
-}
-
-// askSession records the question and its answer as a session, then
-// renders the events.
-func (c *cli) askSession(ctx context.Context, f *askFlags, lang i18n.Lang, root string, p *rag.Pipeline, question string) error {
-	id := f.session
-	if id == "" {
-		var err error
-		if id, err = c.newSessionID(); err != nil {
-			return err
-		}
-	}
-	home, err := dataDir(c.env)
-	if err != nil {
-		return err
-	}
-	ls, err := c.openLiveSession(ctx, home, id)
-	if err != nil {
-		return failure(err)
-	}
-	if ls.warning != "" {
-		fmt.Fprintf(c.stderr, "moteur: warning: %s\n", ls.warning)
-	}
-	rec := &recorder{ctx: ctx, id: id, seq: lastSeq(ls.past), sinks: ls.sinks(), now: c.now}
+	c.warn(q.Warnings)
 	var v view = newJSONView(c.stdout)
 	if !f.json {
 		v = newRenderer(c.stdout, c.stderr, isTerminal(c.stdout), isTerminal(c.stderr))
 	}
-	rec.view = v
-	if len(ls.past) == 0 {
-		// Local: the answers of a quick answer quote the documents (the
-		// extractive ones always do). Recorded as local, they stay subject
-		// to the marking check if the session is continued by an agent
-		// (moteur run --session) and sent to a remote model.
-		if err := rec.emit(event.SessionStarted, event.SessionStartedPayload{Provider: "quick-answer", Model: "rag",
-			ProjectRoot: root, Tools: []string{}, Lang: string(lang.Normalize()), Local: true}, false); err != nil {
-			return failure(errors.Join(err, ls.close()))
+	// A view that cannot write (a closed pipe) does not stop the record.
+	var viewErr error
+	_, askErr := q.Ask(ctx, question, func(ev event.Event) {
+		if err := v.event(ev); err != nil && viewErr == nil {
+			viewErr = err
 		}
-	}
-	_, askErr := p.Ask(ctx, question, historyOf(ls.past), rec.emit,
-		rag.WithAliases(aliasesOf(ls.past)), rag.WithSensitive(sensitiveIn(ls.past)))
-	err = errors.Join(rec.err, v.finish(), ls.close())
+	})
+	err = errors.Join(viewErr, v.finish(), q.Close())
 	if askErr != nil {
 		return failure(askErr)
 	}
@@ -152,91 +87,7 @@ func (c *cli) askSession(ctx context.Context, f *askFlags, lang i18n.Lang, root 
 		return failure(err)
 	}
 	if !f.json {
-		fmt.Fprintf(c.stderr, "moteur: session %s (continue with: moteur ask --session %s QUESTION)\n", id, id)
+		fmt.Fprintf(c.stderr, "moteur: session %s (continue with: moteur ask --session %s QUESTION)\n", q.ID, q.ID)
 	}
 	return nil
-}
-
-// sensitiveIn reports that classified content entered a stored session.
-func sensitiveIn(past []event.Event) bool {
-	for _, ev := range past {
-		if ev.Type == event.SessionClassified {
-			return true
-		}
-	}
-	return false
-}
-
-// aliasesOf rebuilds a stored session's citation aliases from the
-// references its events carry, as Engine.Restore does.
-func aliasesOf(past []event.Event) *cite.Table {
-	t := cite.NewTable()
-	for _, ev := range past {
-		if ev.ParentCallID == "" {
-			t.Add(event.References(ev)...)
-		}
-	}
-	return t
-}
-
-// recorder numbers the pipeline's events, masks and records the persisted
-// ones (audit log first), and shows them all.
-type recorder struct {
-	ctx   context.Context
-	id    string
-	seq   uint64
-	sinks []event.Sink
-	view  view
-	now   func() time.Time
-	err   error
-}
-
-func (r *recorder) emit(t event.Type, payload any, ephemeral bool) error {
-	ev := event.Event{Type: t, SessionID: r.id, Time: r.now().UTC(), Payload: payload, Ephemeral: ephemeral}
-	if !ephemeral {
-		r.seq++
-		ev.Seq = r.seq
-	}
-	ev = event.MaskEvent(ev)
-	if !ephemeral {
-		for _, s := range r.sinks {
-			if err := s.Write(r.ctx, ev); err != nil {
-				return fmt.Errorf("record event %d: %w", ev.Seq, err)
-			}
-		}
-	}
-	// A view that cannot write (a closed pipe) does not stop the record.
-	if err := r.view.event(ev); err != nil && r.err == nil {
-		r.err = err
-	}
-	return nil
-}
-
-func lastSeq(past []event.Event) uint64 {
-	if len(past) == 0 {
-		return 0
-	}
-	return past[len(past)-1].Seq
-}
-
-// historyOf is the conversation a stored session holds: its questions and
-// answers.
-func historyOf(past []event.Event) []llm.Message {
-	var out []llm.Message
-	for _, ev := range past {
-		if ev.ParentCallID != "" {
-			continue
-		}
-		switch p := ev.Payload.(type) {
-		case event.UserMessagePayload:
-			if !p.Blocked {
-				out = append(out, llm.Message{Role: llm.RoleUser, Content: p.Text})
-			}
-		case event.AssistantMessagePayload:
-			if len(p.ToolCalls) == 0 && p.Text != "" {
-				out = append(out, llm.Message{Role: llm.RoleAssistant, Content: p.Text})
-			}
-		}
-	}
-	return out
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/moteur/moteur/app"
 	"github.com/moteur/moteur/atrest"
 	"github.com/moteur/moteur/event"
 	"github.com/moteur/moteur/session"
@@ -72,7 +73,7 @@ func (c *cli) auditCmd() *cobra.Command {
 }
 
 func (c *cli) auditRepair(ctx context.Context, path string) error {
-	home, err := dataDir(c.env)
+	home, err := app.DataDir(c.env)
 	if err != nil {
 		return err
 	}
@@ -101,7 +102,7 @@ func (c *cli) auditRepair(ctx context.Context, path string) error {
 // of the session its records name, with its events.
 func (c *cli) auditCheckOf(ctx context.Context, home, path string) (event.AuditCheck, []event.Event, error) {
 	var chk event.AuditCheck
-	if key, err := c.atRestKey(home, false); err == nil {
+	if key, err := app.AtRestKey(c.env, home, false); err == nil {
 		chk.Key = key.Subkey(atrest.PurposeAudit)
 	}
 	id := strings.TrimSuffix(filepath.Base(path), ".jsonl")
@@ -114,12 +115,12 @@ func (c *cli) auditCheckOf(ctx context.Context, home, path string) (event.AuditC
 		f.Close()
 	}
 	chk.SessionID = id
-	st, err := openExistingStore(ctx, home)
+	st, err := app.OpenExistingStore(ctx, home)
 	if err != nil || st == nil {
 		return chk, nil, err
 	}
 	defer st.Close()
-	if chk.Store, err = storedAudit(ctx, st, id); err != nil || chk.Store == nil {
+	if chk.Store, err = app.StoredAudit(ctx, st, id); err != nil || chk.Store == nil {
 		return chk, nil, err
 	}
 	evs, err := st.Load(ctx, id)
@@ -175,16 +176,16 @@ func (r *auditResult) text() string {
 // auditVerify verifies the logs args names (sessions or files), or every
 // one.
 func (c *cli) auditVerify(ctx context.Context, args []string, asJSON bool) error {
-	home, err := dataDir(c.env)
+	home, err := app.DataDir(c.env)
 	if err != nil {
 		return err
 	}
 	var key []byte
-	k, keyErr := c.atRestKey(home, false)
+	k, keyErr := app.AtRestKey(c.env, home, false)
 	if keyErr == nil {
 		key = k.Subkey(atrest.PurposeAudit)
 	}
-	st, err := openExistingStore(ctx, home)
+	st, err := app.OpenExistingStore(ctx, home)
 	if err != nil {
 		return err
 	}
@@ -196,7 +197,7 @@ func (c *cli) auditVerify(ctx context.Context, args []string, asJSON bool) error
 		return err
 	}
 	if len(targets) == 0 {
-		_, err := fmt.Fprintf(c.stderr, "no audit logs in %s\n", auditDir(home))
+		_, err := fmt.Fprintf(c.stderr, "no audit logs in %s\n", app.AuditDir(home))
 		return err
 	}
 	bad, unverified := 0, 0
@@ -253,12 +254,12 @@ func (c *cli) auditTargets(ctx context.Context, home string, st *session.SQLite,
 			if err := checkID("session id", a); err != nil {
 				return nil, err
 			}
-			out = append(out, auditTarget{path: auditPath(home, a), session: a})
+			out = append(out, auditTarget{path: app.AuditPath(home, a), session: a})
 		}
 		return out, nil
 	}
 	ids := map[string]bool{}
-	files, err := filepath.Glob(filepath.Join(auditDir(home), "*.jsonl"))
+	files, err := filepath.Glob(filepath.Join(app.AuditDir(home), "*.jsonl"))
 	if err != nil {
 		return nil, fmt.Errorf("list audit logs: %w", err)
 	}
@@ -280,7 +281,7 @@ func (c *cli) auditTargets(ctx context.Context, home string, st *session.SQLite,
 		}
 	}
 	for id := range ids {
-		out = append(out, auditTarget{path: auditPath(home, id), session: id})
+		out = append(out, auditTarget{path: app.AuditPath(home, id), session: id})
 	}
 	slices.SortFunc(out, func(a, b auditTarget) int { return strings.Compare(a.path, b.path) })
 	return out, nil
@@ -316,7 +317,7 @@ func (c *cli) verifyOne(ctx context.Context, home string, st *session.SQLite, ke
 	var info session.Info
 	if st != nil && r.SessionID != "" {
 		if info, err = st.Info(ctx, r.SessionID); err == nil {
-			stored, err = storedAudit(ctx, st, r.SessionID)
+			stored, err = app.StoredAudit(ctx, st, r.SessionID)
 		}
 		if err != nil && !errors.Is(err, session.ErrNotFound) {
 			return unreadable(err)
@@ -388,7 +389,7 @@ func (c *cli) verifyOne(ctx context.Context, home string, st *session.SQLite, ke
 // that event's record there. The source's log is verified as its own.
 func (c *cli) checkForkLink(home string, info session.Info, stored *event.AuditStore, r *auditResult) {
 	at := stored.First
-	src := auditPath(home, info.ParentID)
+	src := app.AuditPath(home, info.ParentID)
 	head := stored.Heads[at-1]
 	if head == nil {
 		r.Notes = append(r.Notes, fmt.Sprintf("its first %d events, copied from %s, are of an earlier version: not linked to %s", at, info.ParentID, src))

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/moteur/moteur/app"
 	"github.com/moteur/moteur/effect"
 	"io/fs"
 	"net"
@@ -28,7 +29,7 @@ import (
 // auditKey is the audit subkey of the harness's at-rest key.
 func (h *harness) auditKey(t *testing.T) []byte {
 	t.Helper()
-	k, err := loadKey(envMap(h.env), nil, h.home(), false)
+	k, err := app.AtRestKey(envMap(h.env), h.home(), false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -39,7 +40,7 @@ func (h *harness) auditKey(t *testing.T) []byte {
 // against its store, and returns how many records it holds.
 func (h *harness) auditRecords(t *testing.T, id string) (int, error) {
 	t.Helper()
-	stored, err := storedAudit(t.Context(), h.store(t), id)
+	stored, err := app.StoredAudit(t.Context(), h.store(t), id)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,7 +61,7 @@ func (h *harness) appendAudited(t *testing.T, id string, payloads ...any) {
 	if err := st.Delete(t.Context(), id); err != nil {
 		t.Fatal(err)
 	}
-	k, err := loadKey(envMap(h.env), nil, h.home(), true)
+	k, err := app.AtRestKey(envMap(h.env), h.home(), true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -252,7 +253,7 @@ func TestRunStoresTheRecordACrashKeptFromTheStore(t *testing.T) {
 	}
 	// What the audit sink of the crashed process wrote, and the store never
 	// got: the record of seq 5.
-	stored, err := storedAudit(t.Context(), h.store(t), id)
+	stored, err := app.StoredAudit(t.Context(), h.store(t), id)
 	must(t, err)
 	a, err := event.OpenAudit(event.AuditConfig{Path: h.auditFile(id), Key: h.auditKey(t), SessionID: id, Store: stored})
 	must(t, err)

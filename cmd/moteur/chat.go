@@ -55,15 +55,16 @@ func (c *cli) chat(ctx context.Context, g *globalFlags, f *agentFlags) (err erro
 		return err
 	}
 	defer func() {
-		if cerr := a.close(); cerr != nil && err == nil {
-			err = fmt.Errorf("session %s: %w", a.id, cerr)
+		if cerr := a.Close(); cerr != nil && err == nil {
+			err = fmt.Errorf("session %s: %w", a.ID, cerr)
 		}
 	}()
 
 	interactive := c.stdinTTY
-	header := fmt.Sprintf("moteur chat · session %s · model %s", a.id, a.model.Model)
-	if a.resumed {
-		header += fmt.Sprintf(" · continued (%d events)", len(a.ls.past))
+	// The model a session starts with is the first provider's.
+	header := fmt.Sprintf("moteur chat · session %s · model %s", a.ID, a.Settings.Config.Providers[0].Model)
+	if a.Resumed() {
+		header += fmt.Sprintf(" · continued (%d events)", a.LastSeq)
 	}
 	if interactive {
 		header += " · /exit to quit"
@@ -90,7 +91,7 @@ func (c *cli) chat(ctx context.Context, g *globalFlags, f *agentFlags) (err erro
 		case "/exit", "/quit":
 			return nil
 		case "/session":
-			if _, err := fmt.Fprintln(c.stdout, a.id); err != nil {
+			if _, err := fmt.Fprintln(c.stdout, a.ID); err != nil {
 				return err
 			}
 			continue
@@ -181,7 +182,7 @@ func (c *cli) chatTurn(ctx context.Context, a *agent, prompt string) error {
 		}
 	}()
 	v := a.view(newRenderer(c.stdout, a.stderr, isTerminal(c.stdout), isTerminal(c.stderr)), false)
-	turnErr, viewErr := runTurn(tctx, a.eng, a.events, a.id, prompt, v)
+	turnErr, viewErr := runTurn(tctx, a.Engine, a.events, a.ID, prompt, v)
 	cancel()
 	<-watched
 	switch {

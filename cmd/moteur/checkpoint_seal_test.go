@@ -13,6 +13,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/moteur/moteur/app"
 	"github.com/moteur/moteur/atrest"
 	"github.com/moteur/moteur/checkpoint"
 	"github.com/moteur/moteur/event"
@@ -56,7 +57,7 @@ func TestRewindRestoresAnEncryptedCheckpointAndRefusesWithoutTheKey(t *testing.T
 	}
 	// The checkpoint exists, sealed: one blob, and no trace of the token.
 	var blobs [][]byte
-	err := filepath.WalkDir(checkpointDir(h.home()), func(p string, d fs.DirEntry, err error) error {
+	err := filepath.WalkDir(app.CheckpointDir(h.home()), func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return err
 		}
@@ -120,8 +121,8 @@ func TestRewindOfAnUnkeyedDataDirectoryReadsItsClearCheckpoints(t *testing.T) {
 	// blob in clear under its hash, an unkeyed audit log and no heads in
 	// the store.
 	id := checkpoint.HashOf([]byte("original\n"))
-	clear := filepath.Join(checkpointDir(h.home()), id[:2], id[2:])
-	for _, p := range []string{keyFile, filepath.Join(h.home(), keyIDFile), filepath.Join(checkpointDir(h.home()), "sealed")} {
+	clear := filepath.Join(app.CheckpointDir(h.home()), id[:2], id[2:])
+	for _, p := range []string{keyFile, filepath.Join(h.home(), "key-id"), filepath.Join(app.CheckpointDir(h.home()), "sealed")} {
 		if err := os.RemoveAll(p); err != nil {
 			t.Fatal(err)
 		}
@@ -132,7 +133,7 @@ func TestRewindOfAnUnkeyedDataDirectoryReadsItsClearCheckpoints(t *testing.T) {
 	if err := os.WriteFile(clear, []byte("original\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	logPath := auditPath(h.home(), "s-conf")
+	logPath := app.AuditPath(h.home(), "s-conf")
 	log, err := os.ReadFile(logPath)
 	must(t, err)
 	must(t, os.WriteFile(logPath, audittest.Rehash(t, log, nil), 0o600))
@@ -161,7 +162,7 @@ func TestRewindOfAnUnkeyedDataDirectoryReadsItsClearCheckpoints(t *testing.T) {
 	if _, err := os.Stat(clear); !os.IsNotExist(err) {
 		t.Fatalf("clear blob %s still there after a run with the key: %v", clear, err)
 	}
-	err = filepath.WalkDir(checkpointDir(h.home()), func(p string, d fs.DirEntry, err error) error {
+	err = filepath.WalkDir(app.CheckpointDir(h.home()), func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return err
 		}

@@ -2,19 +2,13 @@ package main
 
 import (
 	"errors"
-	"fmt"
-	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
 
-	"github.com/moteur/moteur/config"
 	"github.com/moteur/moteur/engine"
 	"github.com/moteur/moteur/i18n"
 	"github.com/moteur/moteur/policy"
-	"github.com/moteur/moteur/profile"
-	"github.com/moteur/moteur/provider/openai"
-	"github.com/moteur/moteur/routing"
 	"github.com/moteur/moteur/tools/shell"
 )
 
@@ -101,27 +95,6 @@ func checkAgentFlags(g *globalFlags, f *agentFlags) error {
 	return nil
 }
 
-// sandboxMode is the shell sandbox of a run: --sandbox, except that the
-// profiles stricter than standard require bubblewrap, so that auto means
-// bwrap there (no shell commands where it cannot run) and none is refused.
-func sandboxMode(flag string, cfg *config.Config) (string, error) {
-	if cfg.Profile.Name == profile.Standard || cfg.Profile.Name == "" {
-		return flag, nil
-	}
-	switch flag {
-	case shell.SandboxNone:
-		by := ""
-		if cfg.Policy != nil && cfg.Policy.Profile != "" {
-			by = " (set by the organisation policy " + cfg.Policy.Path + ")"
-		}
-		return "", usageErrorf("--sandbox none is not allowed: the %s profile%s requires the bubblewrap sandbox for shell commands",
-			cfg.Profile.Name, by)
-	case shell.SandboxAuto:
-		return shell.SandboxBwrap, nil
-	}
-	return flag, nil
-}
-
 // modeFlag parses --mode; "" when it was not given.
 func modeFlag(s string) (policy.Mode, error) {
 	if strings.TrimSpace(s) == "" {
@@ -147,111 +120,6 @@ func checkAllowRule(r string) error {
 	return usageErrorf("invalid --allow %q: %v", r, err)
 }
 
-// userConfigDir is $XDG_CONFIG_HOME/moteur, XDG_CONFIG_HOME defaulting to
-// ~/.config; "" when neither is known (no user configuration then).
-func userConfigDir(env func(string) string) string {
-	base := env("XDG_CONFIG_HOME")
-	// The XDG spec says relative values are invalid and to be ignored.
-	if base == "" || !filepath.IsAbs(base) {
-		home := env("HOME")
-		if home == "" {
-			return ""
-		}
-		base = filepath.Join(home, ".config")
-	}
-	return filepath.Join(base, "moteur")
-}
-
-// settings is what a run starts from: the merged configuration with the
-// command line applied.
-type settings struct {
-	cfg  *config.Config
-	lang i18n.Lang
-	// mode is the access mode in force: --mode, else the configuration's
-	// (already raised to the organisation's min_mode).
-	mode  policy.Mode
-	floor policy.Mode // the organisation's min_mode; "" for none
-	perms *policy.Permissions
-}
-
-// loadSettings reads the configuration of the project at root and applies
-// the flags. A configuration or policy that cannot be read is a failure
-// (exit 1): nothing may run without the rules it holds. No provider at all
-// when needModel, or --mode looser than the organisation allows, is bad
-// usage (exit 2).
-func (c *cli) loadSettings(root string, g *globalFlags, f *agentFlags, needModel bool) (*settings, error) {
-	cfg, err := config.Load(config.LoadOptions{ProjectRoot: root, UserDir: userConfigDir(c.env), Getenv: c.env})
-	if err != nil {
-		return nil, failure(err)
-	}
-	// What the project's file asked for and did not get, or grants: the
-	// user should know before anything runs.
-	for _, n := range cfg.Notices {
-		fmt.Fprintf(c.stderr, "moteur: note: %s\n", oneLine(n, 500))
-	}
-	s := &settings{cfg: cfg, mode: cfg.Mode}
-	if s.lang, err = resolveLang(g.lang, cfg.Lang, c.env); err != nil {
-		return nil, err
-	}
-	if len(cfg.Providers) == 0 && needModel {
-		return nil, configError(errors.New(noModelMessage(s.lang)))
-	}
-	if cfg.Policy != nil {
-		s.floor = cfg.Policy.MinMode
-	}
-	if m, _ := modeFlag(f.mode); m != "" {
-		if s.floor != "" && s.floor.Stricter(m) {
-			return nil, usageErrorf("--mode %s is looser than min_mode %s of the organisation policy %s", m, s.floor, cfg.Policy.Path)
-		}
-		s.mode = m
-	}
-	rules := cfg.Permissions
-	rules.Allow = append(append([]string(nil), rules.Allow...), f.allow...)
-	pc := policy.PermissionsConfig{Rules: rules, Mode: s.mode, Root: root, Floor: s.floor}
-	if cfg.Policy != nil {
-		pc.DeniedTools = cfg.Policy.DeniedTools
-	}
-	if s.perms, err = policy.NewPermissions(pc); err != nil {
-		return nil, failure(err)
-	}
-	return s, nil
-}
-
-// noModelMessage says, in one line, how to configure a model.
-func noModelMessage(lang i18n.Lang) string {
-	if lang.Normalize() == i18n.EN {
-		return i18n.T(lang, i18n.NoModelConfigured) + ", or providers: in .moteur/config.yaml"
-	}
-	return i18n.T(lang, i18n.NoModelConfigured) + ", ou une section providers: dans .moteur/config.yaml"
-}
-
-// providers makes one client per configured provider, in order, and the
-// router over them: nil for a single provider that is not local (the
-// engine sends to Deps.Provider alone). A single local provider still gets
-// a router, which is what tells the engine that it may receive classified
-// content.
-func providers(cfg *config.Config) (first *openai.Client, router *routing.Router, err error) {
-	var cands []routing.Candidate
-	for _, p := range cfg.Providers {
-		cl, err := openai.New(openai.Config{
-			Name: p.Name, BaseURL: p.BaseURL, APIKey: p.APIKey, Model: p.Model, NoThinking: p.NoThinking,
-		})
-		if err != nil {
-			return nil, nil, fmt.Errorf("provider %s (%s): %w", p.Name, p.Source, err)
-		}
-		if first == nil {
-			first = cl
-		}
-		cands = append(cands, routing.Candidate{Provider: cl, Endpoint: cl.Endpoint(), Local: p.Local})
-	}
-	if len(cands) > 1 || cands[0].Local {
-		if router, err = routing.New(routing.Config{Candidates: cands}); err != nil {
-			return nil, nil, err
-		}
-	}
-	return first, router, nil
-}
-
 // langFlag checks --lang strictly, since a typo there is a mistake the user
 // can fix; "" when not given.
 func langFlag(flag string) (i18n.Lang, error) {
@@ -265,19 +133,4 @@ func langFlag(flag string) (i18n.Lang, error) {
 		return i18n.EN, nil
 	}
 	return "", usageErrorf("invalid --lang %q: want fr or en", flag)
-}
-
-// resolveLang picks the language: the --lang flag, else the configuration's
-// lang, else MOTEUR_LANG (read leniently), else French.
-func resolveLang(flag, configured string, env func(string) string) (i18n.Lang, error) {
-	l, err := langFlag(flag)
-	switch {
-	case err != nil:
-		return "", err
-	case l != "":
-		return l, nil
-	case configured != "":
-		return i18n.Parse(configured), nil
-	}
-	return i18n.Parse(env("MOTEUR_LANG")), nil
 }

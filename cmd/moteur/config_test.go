@@ -5,46 +5,8 @@ import (
 
 	"github.com/moteur/moteur/engine"
 	"github.com/moteur/moteur/event"
-	"github.com/moteur/moteur/i18n"
 	"github.com/moteur/moteur/policy"
 )
-
-func TestUserConfigDir(t *testing.T) {
-	for _, tc := range []struct {
-		env  map[string]string
-		want string
-	}{
-		{map[string]string{"XDG_CONFIG_HOME": "/x", "HOME": "/h"}, "/x/moteur"},
-		{map[string]string{"XDG_CONFIG_HOME": "relative", "HOME": "/h"}, "/h/.config/moteur"},
-		{map[string]string{"HOME": "/h"}, "/h/.config/moteur"},
-		{nil, ""},
-	} {
-		if got := userConfigDir(envMap(tc.env)); got != tc.want {
-			t.Errorf("%v: %q, want %q", tc.env, got, tc.want)
-		}
-	}
-}
-
-func TestResolveLang(t *testing.T) {
-	for _, tc := range []struct {
-		flag, configured, env string
-		want                  i18n.Lang
-	}{
-		{"en", "fr", "fr", i18n.EN},
-		{"", "en", "fr", i18n.EN},
-		{"", "", "en", i18n.EN},
-		{"", "", "", i18n.FR},
-		{"", "fr", "en", i18n.FR},
-	} {
-		got, err := resolveLang(tc.flag, tc.configured, envMap(map[string]string{"MOTEUR_LANG": tc.env}))
-		if err != nil || got != tc.want {
-			t.Errorf("flag %q config %q env %q: %q, %v; want %q", tc.flag, tc.configured, tc.env, got, err, tc.want)
-		}
-	}
-	if _, err := resolveLang("de", "en", envMap(nil)); err == nil {
-		t.Error("--lang de accepted")
-	}
-}
 
 func TestParseAnswer(t *testing.T) {
 	for _, tc := range []struct {
@@ -73,26 +35,6 @@ func TestParseAnswer(t *testing.T) {
 	}
 }
 
-func TestDataDir(t *testing.T) {
-	for _, tc := range []struct {
-		env  map[string]string
-		want string
-	}{
-		{map[string]string{"MOTEUR_HOME": "/m", "XDG_DATA_HOME": "/x", "HOME": "/h"}, "/m"},
-		{map[string]string{"XDG_DATA_HOME": "/x", "HOME": "/h"}, "/x/moteur"},
-		{map[string]string{"XDG_DATA_HOME": "relative", "HOME": "/h"}, "/h/.local/share/moteur"},
-		{map[string]string{"HOME": "/h"}, "/h/.local/share/moteur"},
-	} {
-		got, err := dataDir(envMap(tc.env))
-		if err != nil || got != tc.want {
-			t.Errorf("%v: %q, %v; want %q", tc.env, got, err, tc.want)
-		}
-	}
-	if _, err := dataDir(envMap(nil)); err == nil {
-		t.Error("no error without MOTEUR_HOME or HOME")
-	}
-}
-
 func TestNoTerminalRefusalSaysWhatWouldAllowTheCall(t *testing.T) {
 	req := func(tool, risk string) event.PermissionRequestedPayload {
 		return event.PermissionRequestedPayload{Tool: tool, Risk: risk}
@@ -110,5 +52,16 @@ func TestNoTerminalRefusalSaysWhatWouldAllowTheCall(t *testing.T) {
 		if got := noTerminalRefusal(tc.mode, tc.floor, "/etc/p.yaml")(tc.req); got != tc.want {
 			t.Errorf("%s %s %+v:\n got %q\nwant %q", tc.mode, tc.floor, tc.req, got, tc.want)
 		}
+	}
+}
+
+func TestLangFlagIsStrict(t *testing.T) {
+	for flag, want := range map[string]string{"": "", "en": "en", " FR ": "fr"} {
+		if got, err := langFlag(flag); err != nil || string(got) != want {
+			t.Errorf("--lang %q: %q, %v; want %q", flag, got, err, want)
+		}
+	}
+	if _, err := langFlag("de"); err == nil {
+		t.Error("--lang de accepted")
 	}
 }

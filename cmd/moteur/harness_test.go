@@ -56,7 +56,7 @@ func newHarness(t *testing.T, baseURL string) *harness {
 			"MOTEUR_MODEL":    "test-model",
 			"MOTEUR_API_KEY":  "sk-moteur",
 			"MOTEUR_HOME":     t.TempDir(),
-			// The at-rest key's directory (loadKey): outside MOTEUR_HOME,
+			// The at-rest key's directory (app.AtRestKey): outside MOTEUR_HOME,
 			// and never the real user's.
 			"XDG_CONFIG_HOME": t.TempDir(),
 		},

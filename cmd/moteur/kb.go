@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/moteur/moteur/app"
 	"github.com/moteur/moteur/kb"
 	"github.com/moteur/moteur/kb/chunk"
 )
@@ -32,35 +33,27 @@ func (c *cli) kbCmd(g *globalFlags) *cobra.Command {
 }
 
 // withKB runs fn with the knowledge bases open.
-func (c *cli) withKB(ctx context.Context, g *globalFlags, fn func(*kb.Store, *settings) error) error {
+func (c *cli) withKB(ctx context.Context, g *globalFlags, fn func(*kb.Store) error) error {
 	st, err := c.modelessSettings(g)
 	if err != nil {
 		return err
 	}
-	s, err := c.openKB(ctx, st)
+	s, err := st.OpenKnowledge(ctx)
 	if err != nil {
-		return err
+		return appError(err)
 	}
-	return errors.Join(fn(s, st), s.Close())
+	return errors.Join(fn(s), s.Close())
 }
 
 // modelessSettings reads the configuration of the project in the working
-// directory for a command that works without a model (kb, ask).
-func (c *cli) modelessSettings(g *globalFlags) (*settings, error) {
-	root, err := c.projectRoot()
+// directory for a command that works without a model (kb).
+func (c *cli) modelessSettings(g *globalFlags) (*app.Settings, error) {
+	o, err := c.options(g)
 	if err != nil {
 		return nil, err
 	}
-	return c.loadSettings(root, g, &agentFlags{}, false)
-}
-
-// kbError maps the store's errors to exit statuses: a base that does not
-// exist or exists already is the user's mistake (2), the rest a failure.
-func kbError(err error) error {
-	if errors.Is(err, kb.ErrNotFound) || errors.Is(err, kb.ErrExists) {
-		return &statusError{code: exitUsage, err: err}
-	}
-	return failure(err)
+	o.NoModel = true
+	return c.settings(o)
 }
 
 func (c *cli) kbCreateCmd(g *globalFlags) *cobra.Command {
@@ -82,7 +75,7 @@ func (c *cli) kbCreateCmd(g *globalFlags) *cobra.Command {
 			if err := opt.Chunking.Validate(); err != nil {
 				return usageErrorf("%v", err)
 			}
-			return c.withKB(cmd.Context(), g, func(s *kb.Store, _ *settings) error {
+			return c.withKB(cmd.Context(), g, func(s *kb.Store) error {
 				b, err := s.Create(cmd.Context(), args[0], opt)
 				if err != nil {
 					return kbError(err)
@@ -120,7 +113,7 @@ func (c *cli) kbListCmd(g *globalFlags) *cobra.Command {
 		Short: "List the knowledge bases",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return c.withKB(cmd.Context(), g, func(s *kb.Store, _ *settings) error {
+			return c.withKB(cmd.Context(), g, func(s *kb.Store) error {
 				bases, err := s.List(cmd.Context())
 				if err != nil {
 					return failure(err)
@@ -158,7 +151,7 @@ func (c *cli) kbRmCmd(g *globalFlags) *cobra.Command {
 		Example: "  moteur kb rm docs\n  moteur kb rm docs handbook/old-policy.md",
 		Args:    cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return c.withKB(cmd.Context(), g, func(s *kb.Store, _ *settings) error {
+			return c.withKB(cmd.Context(), g, func(s *kb.Store) error {
 				if len(args) == 1 {
 					if err := s.Remove(cmd.Context(), args[0]); err != nil {
 						return kbError(err)

@@ -25,7 +25,7 @@ func (c *cli) kbAddCmd(g *globalFlags) *cobra.Command {
 		Example: "  moteur kb add docs ./handbook ./faq.md",
 		Args:    cobra.MinimumNArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return c.withKB(cmd.Context(), g, func(s *kb.Store, _ *settings) error {
+			return c.withKB(cmd.Context(), g, func(s *kb.Store) error {
 				bar := c.progressBar(asJSON)
 				rep, err := s.Ingest(cmd.Context(), args[0], args[1:], kb.IngestOptions{Progress: bar.update})
 				bar.done()

@@ -33,17 +33,11 @@ func (c *cli) kbEvalCmd(g *globalFlags) *cobra.Command {
 			}
 			// The models are the configuration's, behind the outbound check,
 			// as for a real base; nothing is opened in the data directory.
-			em, rr, err := kbModels(st)
+			em, rr, err := st.KnowledgeModels()
 			if err != nil {
-				return err
+				return appError(err)
 			}
-			opt := kbeval.Options{Retrieval: st.cfg.Retrieval}
-			if em != nil {
-				opt.Embedder = em
-			}
-			if rr != nil {
-				opt.Reranker = rr
-			}
+			opt := kbeval.Options{Retrieval: st.Config.Retrieval, Embedder: em, Reranker: rr}
 			bar := c.progressBar(asJSON)
 			opt.Progress = func(done, total int) {
 				bar.update(kb.Progress{Files: total, FilesDone: done, Last: kb.FileReport{Path: "indexing"}})

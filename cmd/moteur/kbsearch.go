@@ -30,7 +30,7 @@ func (c *cli) kbSearchCmd(g *globalFlags) *cobra.Command {
 			if strings.TrimSpace(q.Text) == "" {
 				return usageErrorf("empty query")
 			}
-			return c.withKB(cmd.Context(), g, func(s *kb.Store, _ *settings) error {
+			return c.withKB(cmd.Context(), g, func(s *kb.Store) error {
 				res, err := s.Search(cmd.Context(), q)
 				if err != nil {
 					return kbError(err)

@@ -1,5 +1,7 @@
 // Command moteur runs tool-using LLM agents from the terminal. It is a thin
-// shell over package engine: flags and environment in, rendered events out.
+// shell over package app, which assembles every session, and package
+// engine, which runs it: flags, prompts and questions in, rendered events
+// out.
 //
 // Exit status: 0 when the command succeeded, 1 when it failed, 2 on bad
 // usage (unknown command or flag, missing argument, no model configured).

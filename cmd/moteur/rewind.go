@@ -16,10 +16,10 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
+	"github.com/moteur/moteur/app"
 	"github.com/moteur/moteur/checkpoint"
 	"github.com/moteur/moteur/engine"
 	"github.com/moteur/moteur/event"
-	"github.com/moteur/moteur/llm"
 )
 
 // Rewinds from the command line: sessions points lists where a session can
@@ -237,40 +237,35 @@ func (c *cli) sessionsRewind(ctx context.Context, g *globalFlags, id string, f *
 		return usageErrorf("sessions rewind asks for confirmation: pass --yes when standard input is not a terminal")
 	}
 
-	home, err := dataDir(c.env)
+	o, err := c.options(g)
 	if err != nil {
 		return err
 	}
-	// The session must exist: taking its lease would create it.
-	st, _, err := openStoredSession(ctx, home, id)
+	o.SessionID = id
+	rw, err := app.OpenRewind(ctx, o)
 	if err != nil {
-		return err
-	}
-	st.Close()
-
-	rw, err := c.openRewind(ctx, g, home, id)
-	if err != nil {
-		return err
+		return appError(notFound(id, err))
 	}
 	defer func() {
-		// abandon, not close: an audit log this process created and left
-		// empty (nothing was rewound) is removed.
-		if cerr := rw.ls.abandon(); cerr != nil && err == nil {
+		if cerr := rw.Close(); cerr != nil && err == nil {
 			err = fmt.Errorf("session %s: %w", id, cerr)
 		}
 	}()
+	c.note(rw.Settings.Notes)
+	c.warn(rw.Warnings)
+	root := rw.ProjectRoot()
 
 	if mode != engine.RewindCode {
-		if at := compactedAt(rw.ls.past); f.to < at {
+		if at := compactedAt(rw.Past); f.to < at {
 			// Checked before the plan is shown (the engine checks it too).
-			if !rw.isPoint(f.to) {
+			if _, ok := pointPrompt(rw.Engine, id, f.to); !ok {
 				return notAPointError(id, f.to)
 			}
 			return fmt.Errorf("the conversation of session %s cannot be rewound to seq %d: it was compacted at seq %d since; --mode code puts the files back alone",
 				id, f.to, at)
 		}
 	}
-	plan, err := rw.eng.RewindPlan(id, f.to)
+	plan, err := rw.Engine.RewindPlan(id, f.to)
 	switch {
 	case errors.Is(err, checkpoint.ErrNotAPoint):
 		return notAPointError(id, f.to)
@@ -281,11 +276,12 @@ func (c *cli) sessionsRewind(ctx context.Context, g *globalFlags, id string, f *
 		// The files stay as they are: the plan has nothing to do.
 		plan = checkpoint.Plan{ToSeq: f.to}
 	}
-	overwrite, err := overwritePaths(rw.root, plan, f.overwrite)
+	overwrite, err := overwritePaths(root, plan, f.overwrite)
 	if err != nil {
 		return err
 	}
 
+	prompt, _ := pointPrompt(rw.Engine, id, f.to)
 	// The plan goes to stdout, except with --json, where stdout holds the
 	// JSON object alone: there it is shown on stderr, and only to be
 	// confirmed.
@@ -294,7 +290,7 @@ func (c *cli) sessionsRewind(ctx context.Context, g *globalFlags, id string, f *
 		if f.json {
 			planOut = c.stderr
 		}
-		if err := writePlan(planOut, id, rw.root, mode, plan, rw.prompt(f.to), overwrite); err != nil {
+		if err := writePlan(planOut, id, root, mode, plan, prompt, overwrite); err != nil {
 			return err
 		}
 	}
@@ -306,7 +302,7 @@ func (c *cli) sessionsRewind(ctx context.Context, g *globalFlags, id string, f *
 		}
 	}
 
-	res, err := rw.eng.Rewind(ctx, id, f.to, mode, plan, overwrite)
+	res, err := rw.Engine.Rewind(ctx, id, f.to, mode, plan, overwrite)
 	switch {
 	case errors.Is(err, checkpoint.ErrNotAPoint):
 		return notAPointError(id, f.to)
@@ -330,7 +326,7 @@ func (c *cli) sessionsRewind(ctx context.Context, g *globalFlags, id string, f *
 		if files == nil {
 			files = []event.RewoundFile{}
 		}
-		if err := c.writeJSON(rewindJSON{Session: id, ProjectRoot: rw.root, ToSeq: f.to, Mode: string(mode), Plan: plan,
+		if err := c.writeJSON(rewindJSON{Session: id, ProjectRoot: root, ToSeq: f.to, Mode: string(mode), Plan: plan,
 			Result: rewindResult{Files: files, Prompt: res.Prompt, Note: res.Note}}); err != nil {
 			return err
 		}
@@ -353,114 +349,15 @@ func notAPointError(id string, seq uint64) error {
 		seq, id, id)
 }
 
-// rewinder is a stored session restored in an engine of its own, for a
-// rewind: its lease is held until ls is closed.
-type rewinder struct {
-	eng  *engine.Engine
-	ls   *liveSession
-	root string
-}
-
-// openRewind takes the lease of session id, loads it and restores it in an
-// engine wired as run wires one (the project's configuration, the
-// checkpoints, the session's sinks), minus the tools: no model is called.
-func (c *cli) openRewind(ctx context.Context, g *globalFlags, home, id string) (_ *rewinder, err error) {
-	ls, err := c.openLiveSession(ctx, home, id)
-	if err != nil {
-		return nil, err
-	}
-	defer func() {
-		if err != nil {
-			err = errors.Join(err, ls.abandon())
-		}
-	}()
-	if len(ls.past) == 0 {
-		// Removed between the check and the lease.
-		return nil, errSessionNotFound(id)
-	}
-	// The files are the project's where the session last ran, wherever
-	// the command is typed.
-	root := sessionRoot(ls.past)
-	if root == "" {
-		if root, err = c.projectRoot(); err != nil {
-			return nil, err
-		}
-	}
-	st, err := c.loadSettings(root, g, &agentFlags{}, false)
-	if err != nil {
-		return nil, err
-	}
-	// A rewind restores files: it never creates a key (a new one could
-	// open no sealed checkpoint), and a missing one is refused.
-	cps, err := c.openCheckpoints(ctx, home, st.cfg.Policy, false)
-	if err != nil {
-		return nil, err
-	}
-	deps := baseDeps(st, root, cps)
-	deps.Sinks = ls.sinks()
-	if len(st.cfg.Providers) > 0 {
-		prov, router, err := providers(st.cfg)
-		if err != nil {
-			return nil, failure(err)
-		}
-		deps.Provider, deps.Router = prov, router
-	} else {
-		// The engine needs a provider; a rewind sends nothing.
-		deps.Provider = noSend{}
-	}
-	eng, err := engine.New(deps)
-	if err != nil {
-		return nil, err
-	}
-	if err := eng.Restore(id, ls.past); err != nil {
-		return nil, fmt.Errorf("cannot rewind: %w", err)
-	}
-	if ls.warning != "" {
-		fmt.Fprintf(c.stderr, "moteur: warning: %s\n", ls.warning)
-	}
-	return &rewinder{eng: eng, ls: ls, root: root}, nil
-}
-
-// isPoint reports whether seq is one of the session's rewind points.
-func (rw *rewinder) isPoint(seq uint64) bool {
-	for _, p := range rw.eng.RewindPoints(rw.ls.id) {
+// pointPrompt is the message of the rewind point seq of session id; ok is
+// false when seq is not one of its points.
+func pointPrompt(eng *engine.Engine, id string, seq uint64) (prompt string, ok bool) {
+	for _, p := range eng.RewindPoints(id) {
 		if p.Seq == seq {
-			return true
+			return p.Prompt, true
 		}
 	}
-	return false
-}
-
-// prompt is the message of the point seq.
-func (rw *rewinder) prompt(seq uint64) string {
-	for _, p := range rw.eng.RewindPoints(rw.ls.id) {
-		if p.Seq == seq {
-			return p.Prompt
-		}
-	}
-	return ""
-}
-
-// sessionRoot is the project root the session last ran in ("" when no
-// SessionStarted says).
-func sessionRoot(events []event.Event) string {
-	root := ""
-	for _, e := range events {
-		if p, ok := e.Payload.(event.SessionStartedPayload); ok && e.ParentCallID == "" && p.ProjectRoot != "" {
-			root = p.ProjectRoot
-		}
-	}
-	return root
-}
-
-// noSend is the provider of an engine that must not call a model: every
-// send fails.
-type noSend struct{}
-
-func (noSend) Name() string  { return "none" }
-func (noSend) Model() string { return "none" }
-func (noSend) Stream(context.Context, llm.Request, func(llm.Delta)) (llm.Response, error) {
-	return llm.Response{}, errors.New("no model: this command sends nothing")
+	return "", false
 }
 
 // overwritePaths turns the --overwrite arguments into the plan's paths

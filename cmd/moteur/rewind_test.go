@@ -13,10 +13,8 @@ import (
 	"testing"
 
 	"github.com/moteur/moteur/checkpoint"
-	"github.com/moteur/moteur/config"
 	"github.com/moteur/moteur/event"
 	"github.com/moteur/moteur/llm"
-	"github.com/moteur/moteur/profile"
 	"github.com/moteur/moteur/provider/openai/openaitest"
 	"github.com/moteur/moteur/session"
 	"github.com/moteur/moteur/tools/shell"
@@ -415,30 +413,6 @@ func TestRunSandboxNoneSaysSo(t *testing.T) {
 	}
 	if res := h.run(t, "run", "--sandbox", "docker", "hi"); res.code != 2 || !strings.Contains(res.stderr, `invalid --sandbox "docker"`) {
 		t.Errorf("--sandbox docker: exit %d, stderr %q", res.code, res.stderr)
-	}
-}
-
-func TestStricterProfilesRequireBwrap(t *testing.T) {
-	for _, tc := range []struct {
-		profile    profile.Name
-		flag, want string
-		fails      bool
-	}{
-		{profile.Standard, "auto", "auto", false},
-		{profile.Standard, "none", "none", false},
-		{profile.Restricted, "auto", "bwrap", false},
-		{profile.Restricted, "bwrap", "bwrap", false},
-		{profile.Restricted, "none", "", true},
-		{profile.Airgapped, "auto", "bwrap", false},
-		{profile.Airgapped, "none", "", true},
-	} {
-		got, err := sandboxMode(tc.flag, &config.Config{Profile: profile.Get(tc.profile)})
-		if got != tc.want || (err != nil) != tc.fails {
-			t.Errorf("%s --sandbox %s: %q, %v; want %q (fails %v)", tc.profile, tc.flag, got, err, tc.want, tc.fails)
-		}
-		if err != nil && !strings.Contains(err.Error(), "the "+string(tc.profile)+" profile requires the bubblewrap sandbox") {
-			t.Errorf("%s: error %q does not say why", tc.profile, err)
-		}
 	}
 }
 

@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/moteur/moteur/app"
 	"github.com/moteur/moteur/tools"
 )
 
@@ -42,7 +43,7 @@ type cli struct {
 func newCLI(env func(string) string, stdin io.Reader, stdout, stderr io.Writer) *cli {
 	return &cli{
 		env: env, stdin: stdin, stdout: stdout, stderr: stderr, stdinTTY: isTerminal(stdin),
-		newSessionID: func() (string, error) { return newSessionID(time.Now(), rand.Reader) },
+		newSessionID: func() (string, error) { return app.NewSessionID(time.Now(), rand.Reader) },
 		workDir:      os.Getwd,
 		interrupts:   notifyInterrupts,
 		now:          time.Now,

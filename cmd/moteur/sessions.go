@@ -17,6 +17,7 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
+	"github.com/moteur/moteur/app"
 	"github.com/moteur/moteur/event"
 	"github.com/moteur/moteur/session"
 )
@@ -68,11 +69,11 @@ func (c *cli) writeJSON(v any) error {
 // storeForReading opens the store for a command that reads or removes; a
 // nil store means nothing is stored yet.
 func (c *cli) storeForReading(ctx context.Context) (*session.SQLite, error) {
-	home, err := dataDir(c.env)
+	home, err := app.DataDir(c.env)
 	if err != nil {
 		return nil, err
 	}
-	return openExistingStore(ctx, home)
+	return app.OpenExistingStore(ctx, home)
 }
 
 // notFound turns the store's ErrNotFound into the message users read.
@@ -398,7 +399,7 @@ func (c *cli) sessionsRm(ctx context.Context, id string, yes bool) error {
 	if !yes && !interactive {
 		return usageErrorf("sessions rm asks for confirmation: pass --yes when standard input is not a terminal")
 	}
-	home, err := dataDir(c.env)
+	home, err := app.DataDir(c.env)
 	if err != nil {
 		return err
 	}
@@ -407,7 +408,7 @@ func (c *cli) sessionsRm(ctx context.Context, id string, yes bool) error {
 		return err
 	}
 	defer st.Close()
-	audit := auditPath(home, id)
+	audit := app.AuditPath(home, id)
 	if !yes {
 		fmt.Fprintf(c.stderr, "Remove session %s (%d events, %q)? Its audit log %s is kept. [y/N] ",
 			id, info.Events, oneLine(info.Title, 60), audit)
@@ -419,7 +420,7 @@ func (c *cli) sessionsRm(ctx context.Context, id string, yes bool) error {
 	if err := st.Delete(ctx, id); err != nil {
 		return notFound(id, err)
 	}
-	if err := os.Remove(transcriptPath(home, id)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+	if err := os.Remove(app.TranscriptPath(home, id)); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("session %s removed, but not its transcript: %w", id, err)
 	}
 	kept := "no audit log"
@@ -436,7 +437,7 @@ func (c *cli) loadStored(ctx context.Context, id string) ([]event.Event, session
 	if err := checkID("session id", id); err != nil {
 		return nil, session.Info{}, err
 	}
-	home, err := dataDir(c.env)
+	home, err := app.DataDir(c.env)
 	if err != nil {
 		return nil, session.Info{}, err
 	}

@@ -1,9 +1,8 @@
-package main
+package app
 
 import (
-	"io"
+	"errors"
 	"os"
-	"strings"
 	"testing"
 
 	"github.com/moteur/moteur/event"
@@ -11,9 +10,8 @@ import (
 )
 
 func TestLiveSessionSinksAuditFirstAndReleasesTheLease(t *testing.T) {
-	home := t.TempDir()
-	c := newCLI(envMap(map[string]string{"XDG_CONFIG_HOME": t.TempDir()}), strings.NewReader(""), io.Discard, io.Discard)
-	ls, err := c.openLiveSession(t.Context(), home, "s-live")
+	e := newTestEnv(t)
+	ls, err := openLiveSession(t.Context(), e.env, e.home(), "s-live")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -31,7 +29,11 @@ func TestLiveSessionSinksAuditFirstAndReleasesTheLease(t *testing.T) {
 		t.Errorf("sink 2 is %T, want the transcript", sinks[2])
 	}
 	// Another live process is refused while this one holds the session.
-	other := openTestStore(t, session.SQLiteConfig{Path: session.DefaultPath(home), PID: os.Getppid()})
+	other, err := session.OpenSQLite(t.Context(), session.SQLiteConfig{Path: session.DefaultPath(e.home()), PID: os.Getppid()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
 	if _, err := other.Acquire(t.Context(), "s-live"); err == nil {
 		t.Fatal("another process acquired a session in use")
 	}
@@ -43,4 +45,8 @@ func TestLiveSessionSinksAuditFirstAndReleasesTheLease(t *testing.T) {
 		t.Fatalf("lease not released by close: %v", err)
 	}
 	_ = l.Release()
+	// Nothing was written: the audit log this process created is gone.
+	if _, err := os.Stat(AuditPath(e.home(), "s-live")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("empty audit log left behind: %v", err)
+	}
 }

@@ -1,9 +1,10 @@
-package main
+package app
 
 import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -12,6 +13,24 @@ import (
 	"github.com/moteur/moteur/atrest"
 	"github.com/moteur/moteur/orgpolicy"
 )
+
+// keyIDFile, in the data directory, names the at-rest key that protects
+// it (its id, never the key). It is how a missing or replaced key is told
+// from a first run: creating a new key then would leave every sealed
+// checkpoint unreadable and every keyed audit log unverifiable.
+const keyIDFile = "key-id"
+
+// AtRestKey returns the at-rest key of the data directory home, where the
+// organisation policy the environment names puts it (see loadKey). Only
+// commands that write pass create: those that read never make a key.
+func AtRestKey(env func(string) string, home string, create bool) (*atrest.Key, error) {
+	path, explicit := orgpolicy.PathFromEnv(env)
+	pol, err := orgpolicy.Load(path, explicit)
+	if err != nil {
+		return nil, err
+	}
+	return loadKey(env, pol, home, create)
+}
 
 // keyPath is where the at-rest key lives: the organisation policy's
 // key_file (%u: the user's name) when it names one, else the user's
@@ -41,17 +60,11 @@ func keyPath(env func(string) string, pol *orgpolicy.Policy, home string) (strin
 	return path, nil
 }
 
-// keyIDFile, in the data directory, names the at-rest key that protects
-// it (its id, never the key). It is how a missing or replaced key is told
-// from a first run: creating a new key then would leave every sealed
-// checkpoint unreadable and every keyed audit log unverifiable.
-const keyIDFile = "key-id"
-
 // loadKey returns the at-rest key of the data directory home. On first use
-// (no key file, no key id in home) it creates the key when create is set
-// (commands that write); commands that only read never make one. A data
-// directory whose key is missing or is another key is refused, naming the
-// key file and what depends on it.
+// (no key file, no key id in home) it creates the key when create is set;
+// otherwise the error wraps atrest.ErrNoKey. A data directory whose key is
+// missing or is another key is refused, naming the key file and what
+// depends on it.
 func loadKey(env func(string) string, pol *orgpolicy.Policy, home string, create bool) (*atrest.Key, error) {
 	path, err := keyPath(env, pol, home)
 	if err != nil {
@@ -80,7 +93,11 @@ func loadKey(env func(string) string, pol *orgpolicy.Policy, home string, create
 		if err := os.MkdirAll(home, 0o700); err != nil {
 			return nil, fmt.Errorf("data directory: %w", err)
 		}
-		if err := writeFileAtomic(filepath.Join(home, keyIDFile), []byte(k.ID()+"\n")); err != nil {
+		err := replaceFile(filepath.Join(home, keyIDFile), func(w io.Writer) error {
+			_, err := io.WriteString(w, k.ID()+"\n")
+			return err
+		})
+		if err != nil {
 			return nil, fmt.Errorf("at-rest key id: %w", err)
 		}
 	}

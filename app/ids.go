@@ -1,0 +1,46 @@
+package app
+
+import (
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"regexp"
+	"time"
+)
+
+// NewSessionID returns "s-<UTC time>-<16 hex digits>": the time prefix sorts
+// sessions by creation in a directory listing, the random part keeps two
+// sessions of the same second apart.
+func NewSessionID(now time.Time, random io.Reader) (string, error) {
+	var b [8]byte
+	if _, err := io.ReadFull(random, b[:]); err != nil {
+		return "", fmt.Errorf("new session id: %w", err)
+	}
+	return "s-" + now.UTC().Format("20060102T150405") + "-" + hex.EncodeToString(b[:]), nil
+}
+
+// sessionIDPattern keeps a session id usable as a file name: no separator,
+// no leading dot, nothing a shell or another system would mangle.
+var sessionIDPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$`)
+
+// errSessionIDRule says what a session id must be.
+var errSessionIDRule = errors.New("use 1 to 128 letters, digits, '.', '_' or '-', starting with a letter or digit")
+
+// CheckSessionID rejects an id that cannot name a log file safely (it would
+// otherwise let "../x" write outside the data directory): its error says
+// what an id must be, for the caller to name the id.
+func CheckSessionID(id string) error {
+	if !sessionIDPattern.MatchString(id) {
+		return errSessionIDRule
+	}
+	return nil
+}
+
+// checkSessionID is CheckSessionID with an error that names the id.
+func checkSessionID(id string) error {
+	if err := CheckSessionID(id); err != nil {
+		return fmt.Errorf("invalid session id %q: %w", id, err)
+	}
+	return nil
+}

@@ -1,0 +1,165 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/moteur/moteur/config"
+	"github.com/moteur/moteur/kb"
+	"github.com/moteur/moteur/llm"
+	"github.com/moteur/moteur/policy"
+	"github.com/moteur/moteur/provider/openai"
+	"github.com/moteur/moteur/session"
+	"github.com/moteur/moteur/tools"
+	kbtools "github.com/moteur/moteur/tools/kb"
+)
+
+// OpenKnowledge opens the knowledge bases of the data directory with the
+// embedding and rerank models of the configuration (KnowledgeModels). A
+// document under a classified path of the configuration (relative ones
+// from the project, absolute ones anywhere) is marked so. The caller closes
+// the store.
+func (s *Settings) OpenKnowledge(ctx context.Context) (*kb.Store, error) {
+	em, rr, err := s.KnowledgeModels()
+	if err != nil {
+		return nil, err
+	}
+	root := s.ProjectRoot()
+	kc := kb.Config{Path: session.DefaultPath(s.DataDir()), Retrieval: s.Config.Retrieval, Embedder: em, Reranker: rr,
+		Classify: func(path string) (string, bool) {
+			m, ok := s.classifier.Path(root, path)
+			return m.Rule, ok
+		}}
+	return kb.Open(ctx, kc)
+}
+
+// KnowledgeModels makes the configured embedding and rerank clients (nil
+// when not configured), each behind the outbound check: a document's text
+// goes to such a server only where a model request could go. A model
+// without a server is a *ConfigError.
+func (s *Settings) KnowledgeModels() (kb.Embedder, kb.Reranker, error) {
+	out, err := s.outbound()
+	if err != nil {
+		return nil, nil, err
+	}
+	cfg := s.Config
+	var em kb.Embedder
+	var rr kb.Reranker
+	if e := cfg.Embedding; e.Model != "" {
+		if e.BaseURL == "" {
+			return nil, nil, &ConfigError{Err: fmt.Errorf("embedding model %s has no server: set MOTEUR_EMBED_BASE_URL or MOTEUR_BASE_URL", e.Model)}
+		}
+		cl, err := openai.NewEmbedder(openai.EmbedConfig{BaseURL: e.BaseURL, APIKey: e.APIKey, Model: e.Model})
+		if err != nil {
+			return nil, nil, &ConfigError{Err: fmt.Errorf("embedding model: %w", err)}
+		}
+		em = &checkedEmbedder{gate{out, endpointDest("embeddings", e, cfg)}, cl}
+	}
+	if r := cfg.Rerank; r.Model != "" {
+		if r.BaseURL == "" {
+			return nil, nil, &ConfigError{Err: fmt.Errorf("rerank model %s has no server: set MOTEUR_RERANK_BASE_URL or MOTEUR_BASE_URL", r.Model)}
+		}
+		cl, err := openai.NewReranker(openai.RerankConfig{BaseURL: r.BaseURL, APIKey: r.APIKey, Model: r.Model})
+		if err != nil {
+			return nil, nil, &ConfigError{Err: fmt.Errorf("rerank model: %w", err)}
+		}
+		rr = &checkedReranker{gate{out, endpointDest("rerank", r, cfg)}, cl}
+	}
+	return em, rr, nil
+}
+
+// openBases opens the knowledge bases and checks that every base named
+// exists (an error wrapping kb.ErrNotFound otherwise).
+func (s *Settings) openBases(ctx context.Context, bases []string) (*kb.Store, error) {
+	st, err := s.OpenKnowledge(ctx)
+	if err != nil {
+		return nil, err
+	}
+	for _, b := range bases {
+		if _, err := st.Base(ctx, b); err != nil {
+			return nil, errors.Join(err, st.Close())
+		}
+	}
+	return st, nil
+}
+
+// knowledgeTools opens the knowledge bases named and gives the agent their
+// tools in reg; nil when none is named.
+func (s *Settings) knowledgeTools(ctx context.Context, bases []string, reg *tools.Registry) (*kb.Store, error) {
+	if len(bases) == 0 {
+		return nil, nil
+	}
+	st, err := s.openBases(ctx, bases)
+	if err != nil {
+		return nil, err
+	}
+	if err := kbtools.Register(reg, kbtools.Config{Store: st, Bases: bases}); err != nil {
+		return nil, errors.Join(fmt.Errorf("register knowledge tools: %w", err), st.Close())
+	}
+	return st, nil
+}
+
+// endpointDest describes an embedding or rerank server as a destination.
+// It is local when it is a local provider's server.
+func endpointDest(what string, e config.Endpoint, cfg *config.Config) policy.Destination {
+	d := policy.Destination{Provider: what + " (" + e.Model + ")", Endpoint: e.BaseURL}
+	for _, p := range cfg.Providers {
+		if p.Local && strings.TrimRight(p.BaseURL, "/") == strings.TrimRight(e.BaseURL, "/") {
+			d.Local = true
+		}
+	}
+	return d
+}
+
+// gate is the outbound check in front of an embedding or rerank server,
+// made before every request: texts of a document under a classified path
+// (which may show no marking) go to a local server only, and the rest
+// passes the same check as a model request.
+type gate struct {
+	out *policy.Outbound
+	dst policy.Destination
+}
+
+func (g gate) check(ctx context.Context, texts ...string) error {
+	if rule, ok := kb.ClassifiedFrom(ctx); ok && !g.dst.Local {
+		return &policy.Refusal{Rule: "classification (" + rule + ")",
+			Reason: "the document is classified and " + g.dst.Provider + " is not local"}
+	}
+	msgs := make([]llm.Message, len(texts))
+	for i, t := range texts {
+		msgs[i] = llm.Message{Role: llm.RoleUser, Content: t}
+	}
+	return g.out.Check(g.dst, msgs)
+}
+
+// checkedEmbedder checks every batch before it is sent.
+type checkedEmbedder struct {
+	gate
+	inner *openai.Embedder
+}
+
+func (c *checkedEmbedder) Model() string { return c.inner.Model() }
+
+func (c *checkedEmbedder) Embed(ctx context.Context, texts []string) ([][]float32, error) {
+	if err := c.check(ctx, texts...); err != nil {
+		return nil, err
+	}
+	return c.inner.Embed(ctx, texts)
+}
+
+// checkedReranker checks every request before it is sent.
+type checkedReranker struct {
+	gate
+	inner *openai.Reranker
+}
+
+func (c *checkedReranker) Model() string { return c.inner.Model() }
+
+func (c *checkedReranker) Rerank(ctx context.Context, query string, docs []string) ([]float64, error) {
+	if err := c.check(ctx, append([]string{query}, docs...)...); err != nil {
+		return nil, err
+	}
+	return c.inner.Rerank(ctx, query, docs)
+}

@@ -1,0 +1,166 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/moteur/moteur/cite"
+	"github.com/moteur/moteur/event"
+	"github.com/moteur/moteur/llm"
+	"github.com/moteur/moteur/rag"
+	"github.com/moteur/moteur/session"
+)
+
+// Quick is a quick-answer session (moteur ask): each question gets one
+// retrieval and one generation from the knowledge bases, recorded as a
+// session with its audit log, like an agent's turn. Its Session has no
+// Engine: the rag pipeline answers, not the loop.
+type Quick struct {
+	*Session
+	pipeline *rag.Pipeline
+	// past are the session's persisted events, those stored before it was
+	// opened and those its questions recorded since.
+	past []event.Event
+}
+
+// OpenQuick opens a quick-answer session: LoadSettings (a quick answer
+// never requires a model), then Settings.OpenQuick.
+func OpenQuick(ctx context.Context, o Options) (*Quick, error) {
+	o.NoModel = true
+	s, err := LoadSettings(o)
+	if err != nil {
+		return nil, err
+	}
+	return s.OpenQuick(ctx)
+}
+
+// OpenQuick opens the knowledge bases the options name (all of them when
+// none; a base that does not exist is an error wrapping kb.ErrNotFound,
+// and no session is stored for it), the models of the configuration behind
+// the outbound check (none: the extractive provider quotes the passages),
+// then the session, continued when it is stored.
+func (s *Settings) OpenQuick(ctx context.Context) (_ *Quick, err error) {
+	o := s.opts
+	q := &Quick{Session: &Session{Settings: s}}
+	defer func() {
+		if err != nil {
+			err = errors.Join(err, q.Close())
+		}
+	}()
+	if q.kb, err = s.openBases(ctx, o.KnowledgeBases); err != nil {
+		return nil, err
+	}
+	cfg := rag.Config{Store: q.kb, Bases: o.KnowledgeBases, Mode: o.SearchMode, Lang: s.Lang}
+	// The outbound check classifies the passages even without a model: a
+	// session that quoted classified content must stay sensitive.
+	if cfg.Outbound, err = s.outbound(); err != nil {
+		return nil, err
+	}
+	// The pipeline sends through a router, even to one remote provider.
+	if _, cfg.Router, err = providers(s.Config, true); err != nil {
+		return nil, err
+	}
+	if q.pipeline, err = rag.New(cfg); err != nil {
+		return nil, err
+	}
+	if q.ID, err = o.sessionID(); err != nil {
+		return nil, err
+	}
+	if err := q.openLive(ctx, o); err != nil {
+		return nil, err
+	}
+	if q.past, err = q.Store.LoadFrom(ctx, q.ID, 0); err != nil && !errors.Is(err, session.ErrNotFound) {
+		return nil, err
+	}
+	return q, nil
+}
+
+// Ask answers question in the light of the session's previous ones,
+// recording its events (the session's SessionStarted first, for a new
+// session) through the session's sinks, audit log first. show gets every
+// event, persisted or ephemeral, once it is recorded.
+func (q *Quick) Ask(ctx context.Context, question string, show func(event.Event)) (rag.Answer, error) {
+	rec := &recorder{ctx: ctx, id: q.ID, seq: lastSeq(q.past), sinks: q.live.sinks(), now: q.Settings.opts.Now, show: show,
+		stored: &q.past}
+	if len(q.past) == 0 {
+		// Local: the answers of a quick answer quote the documents (the
+		// extractive ones always do). Recorded as local, they stay subject
+		// to the marking check if the session is continued by an agent
+		// (moteur run --session) and sent to a remote model.
+		err := rec.emit(event.SessionStarted, event.SessionStartedPayload{Provider: "quick-answer", Model: "rag",
+			ProjectRoot: q.ProjectRoot(), Tools: []string{}, Lang: string(q.Settings.Lang.Normalize()), Local: true}, false)
+		if err != nil {
+			return rag.Answer{}, err
+		}
+	}
+	history, aliases, sensitive := conversation(q.past)
+	return q.pipeline.Ask(ctx, question, history, rec.emit, rag.WithAliases(aliases), rag.WithSensitive(sensitive))
+}
+
+// recorder numbers the pipeline's events, masks and records the persisted
+// ones (audit log first), and shows them all.
+type recorder struct {
+	ctx    context.Context
+	id     string
+	seq    uint64
+	sinks  []event.Sink
+	now    func() time.Time
+	show   func(event.Event)
+	stored *[]event.Event // the session's persisted events, appended to
+}
+
+func (r *recorder) emit(t event.Type, payload any, ephemeral bool) error {
+	ev := event.Event{Type: t, SessionID: r.id, Time: r.now().UTC(), Payload: payload, Ephemeral: ephemeral}
+	if !ephemeral {
+		r.seq++
+		ev.Seq = r.seq
+	}
+	ev = event.MaskEvent(ev)
+	if !ephemeral {
+		for _, s := range r.sinks {
+			if err := s.Write(r.ctx, ev); err != nil {
+				return fmt.Errorf("record event %d: %w", ev.Seq, err)
+			}
+		}
+		*r.stored = append(*r.stored, ev)
+	}
+	r.show(ev)
+	return nil
+}
+
+func lastSeq(past []event.Event) uint64 {
+	if len(past) == 0 {
+		return 0
+	}
+	return past[len(past)-1].Seq
+}
+
+// conversation is what a quick answer needs of a stored session: its
+// questions and answers, the citation aliases the references of its events
+// give (as Engine.Restore rebuilds them), and whether classified content
+// entered it.
+func conversation(past []event.Event) (history []llm.Message, aliases *cite.Table, sensitive bool) {
+	aliases = cite.NewTable()
+	for _, ev := range past {
+		if ev.Type == event.SessionClassified {
+			sensitive = true
+		}
+		if ev.ParentCallID != "" {
+			continue
+		}
+		aliases.Add(event.References(ev)...)
+		switch p := ev.Payload.(type) {
+		case event.UserMessagePayload:
+			if !p.Blocked {
+				history = append(history, llm.Message{Role: llm.RoleUser, Content: p.Text})
+			}
+		case event.AssistantMessagePayload:
+			if len(p.ToolCalls) == 0 && p.Text != "" {
+				history = append(history, llm.Message{Role: llm.RoleAssistant, Content: p.Text})
+			}
+		}
+	}
+	return history, aliases, sensitive
+}

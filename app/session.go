@@ -1,0 +1,165 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"strings"
+
+	"github.com/moteur/moteur/engine"
+	"github.com/moteur/moteur/i18n"
+	"github.com/moteur/moteur/kb"
+	"github.com/moteur/moteur/session"
+)
+
+// Session is an engine wired to one live session: the session's lease
+// held, its sinks open, until Close. The engine reads the session's stored
+// events back before its first turn.
+type Session struct {
+	// Engine runs the session's turns (Engine.SubmitInput with ID).
+	Engine *engine.Engine
+	// ID is the session's id.
+	ID string
+	// LastSeq is the seq of the session's last stored event when it was
+	// opened (0: a new session).
+	LastSeq uint64
+	// Store is the session store; it is closed with the session.
+	Store session.Store
+	// Settings are what the session was opened with.
+	Settings *Settings
+	// Warnings are what the user should know before the first turn runs,
+	// one line each: an event the store got from the audit log, a
+	// transcript rebuilt, checkpoints left in clear.
+	Warnings []string
+
+	live  *liveSession
+	tools *sessionTools // nil for a rewind's
+	kb    *kb.Store     // the knowledge bases' store, nil without them
+}
+
+// Open opens a session for new turns: LoadSettings, then Settings.Open.
+func Open(ctx context.Context, o Options) (*Session, error) {
+	s, err := LoadSettings(o)
+	if err != nil {
+		return nil, err
+	}
+	return s.Open(ctx)
+}
+
+// Open prepares the turns of the session the options name (a new one when
+// none): the sandbox, the providers, the system prompt, the checkpoints,
+// the tools, then the session, continued from the store when it exists
+// there. What the configuration can refuse is checked before anything is
+// created, and the session comes last: a failed Open leaves no session
+// behind (no lease, no audit log, no transcript).
+func (s *Settings) Open(ctx context.Context) (_ *Session, err error) {
+	o, cfg := s.opts, s.Config
+	sandbox, err := sandboxMode(o.Sandbox, cfg)
+	if err != nil {
+		return nil, err
+	}
+	var deps engine.Deps
+	if !o.NoModel {
+		prov, router, err := providers(cfg, false)
+		if err != nil {
+			return nil, err
+		}
+		deps.Provider, deps.Router = prov, router
+		deps.ContextWindow = cfg.Providers[0].ContextWindow
+	}
+	if deps.SystemPrompt, deps.Instructions, err = systemPrompt(o.ProjectRoot, s.Lang); err != nil {
+		return nil, err
+	}
+	id, err := o.sessionID()
+	if err != nil {
+		return nil, err
+	}
+	ses := &Session{ID: id, Settings: s}
+	defer func() {
+		if err != nil {
+			err = errors.Join(err, ses.Close())
+		}
+	}()
+	cps, warning, err := s.openCheckpoints(ctx, true)
+	if err != nil {
+		return nil, err
+	}
+	ses.warn(warning)
+	if ses.tools, err = newSessionTools(o.ProjectRoot, cps, sandbox, s.classifier, o.Tools); err != nil {
+		return nil, err
+	}
+	if ses.kb, err = s.knowledgeTools(ctx, o.KnowledgeBases, ses.tools.reg); err != nil {
+		return nil, err
+	}
+	if ses.kb != nil {
+		deps.SystemPrompt += "\n\n" + i18n.KnowledgePrompt(s.Lang, strings.Join(o.KnowledgeBases, ", "))
+	}
+	// The session comes last among the preparations, so that a failed
+	// preparation leaves nothing behind, and before the engine, which must
+	// never run without its audit log.
+	if err := ses.openLive(ctx, o); err != nil {
+		return nil, err
+	}
+	deps.Tools = ses.tools.reg
+	deps.MaxIterations = o.MaxIterations
+	// The engine reads the stored events back before the session's first
+	// turn: Open reads none of them.
+	deps.Store = ses.live.store
+	if ses.Engine, err = s.engine(deps, cps, ses.live); err != nil {
+		return nil, err
+	}
+	return ses, nil
+}
+
+// openLive opens the live session of ses.ID in the data directory of o,
+// and takes its store and its warnings.
+func (ses *Session) openLive(ctx context.Context, o Options) error {
+	ls, err := openLiveSession(ctx, o.Env, o.DataDir, ses.ID)
+	if err != nil {
+		return err
+	}
+	ses.live, ses.Store, ses.LastSeq = ls, ls.store, ls.lastSeq
+	ses.Warnings = append(ses.Warnings, ls.warnings...)
+	return nil
+}
+
+// Resumed reports that the session had stored events when it was opened.
+func (ses *Session) Resumed() bool { return ses.LastSeq > 0 }
+
+// ProjectRoot is the project the session's files are in.
+func (ses *Session) ProjectRoot() string { return ses.Settings.ProjectRoot() }
+
+// ShellSandbox is how the session's shell commands are isolated, as its
+// shell tool describes it (shell.Exec.Describe): kind "bwrap", "none" (the
+// user's full rights; detail says why when bubblewrap was wanted), or
+// "unavailable" (bubblewrap required and not usable: every command is
+// refused). Both are "" for a session without a shell tool (a rewind's).
+func (ses *Session) ShellSandbox() (kind, detail string) {
+	if ses.tools == nil {
+		return "", ""
+	}
+	return ses.tools.shell.Describe()
+}
+
+// Close ends the session's use by this process: the sinks closed (the
+// audit log removed when this process created it and wrote nothing), the
+// lease released, the stores and the tools closed.
+func (ses *Session) Close() error {
+	var err error
+	if ses.live != nil {
+		err = ses.live.close()
+	}
+	if ses.tools != nil {
+		err = errors.Join(err, ses.tools.close())
+	}
+	if ses.kb != nil {
+		err = errors.Join(err, ses.kb.Close())
+	}
+	return err
+}
+
+// warn adds a warning unless it is empty.
+func (ses *Session) warn(w string) {
+	if w != "" {
+		ses.Warnings = append(ses.Warnings, w)
+	}
+}

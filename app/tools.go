@@ -1,0 +1,75 @@
+package app
+
+import (
+	"fmt"
+	"path/filepath"
+
+	"github.com/moteur/moteur/classify"
+	"github.com/moteur/moteur/effect"
+	"github.com/moteur/moteur/tools"
+	"github.com/moteur/moteur/tools/files"
+	"github.com/moteur/moteur/tools/plan"
+	"github.com/moteur/moteur/tools/shell"
+)
+
+// sessionTools are the tools of one session: the planning tools, the file
+// tools, shell_exec, then the extra ones.
+type sessionTools struct {
+	reg   *tools.Registry
+	files *files.Set // closed with the session
+	shell *shell.Exec
+}
+
+// newSessionTools makes the tools of a session in the project at root: the
+// file tools confined to root, saving what they replace in blobs (so that
+// a rewind can bring it back), and shell_exec isolated as sandbox says
+// (shell.SandboxAuto, SandboxBwrap or SandboxNone). cl finds the classified
+// paths and markings in what the tools show.
+func newSessionTools(root string, blobs effect.Blobs, sandbox string, cl *classify.Classifier, extra []func() tools.Tool) (_ *sessionTools, err error) {
+	reg := tools.NewRegistry(tools.Config{})
+	if err := plan.Register(reg); err != nil {
+		return nil, fmt.Errorf("register tools: %w", err)
+	}
+	// The classify paths of the configuration: a file under one makes the
+	// session sensitive as soon as a tool's result draws on it.
+	classified := func(rel string) (string, bool) {
+		m, ok := cl.Path(root, filepath.FromSlash(rel))
+		return m.Rule, ok
+	}
+	// The markings of the configuration: a file whose text carries one
+	// makes the session sensitive once a tool shows any of it.
+	marked := func(text string) (string, bool) {
+		m, ok := cl.Text(text)
+		return m.Marking, ok
+	}
+	fs, err := files.New(files.Config{Root: root, Blobs: blobs, Classify: classified, Markings: marked})
+	if err != nil {
+		return nil, fmt.Errorf("register tools: %w", err)
+	}
+	st := &sessionTools{reg: reg, files: fs}
+	defer func() {
+		if err != nil {
+			_ = st.close()
+		}
+	}()
+	for _, t := range fs.Tools() {
+		if err := reg.Register(t); err != nil {
+			return nil, fmt.Errorf("register tools: %w", err)
+		}
+	}
+	if st.shell, err = shell.New(shell.Config{Root: root, Sandbox: sandbox}); err != nil {
+		return nil, fmt.Errorf("register tools: %w", err)
+	}
+	if err := reg.Register(st.shell); err != nil {
+		return nil, fmt.Errorf("register tools: %w", err)
+	}
+	for _, newTool := range extra {
+		if err := reg.Register(newTool()); err != nil {
+			return nil, fmt.Errorf("register tools: %w", err)
+		}
+	}
+	return st, nil
+}
+
+// close releases the file tools' root.
+func (st *sessionTools) close() error { return st.files.Close() }
