@@ -354,12 +354,18 @@ func equalTypes(a, b []event.Type) bool {
 	return true
 }
 
+// The turn is stopped by the tool itself, in the turn's own goroutine
+// order: nothing races the loop's context check (a cancel from another
+// goroutine made this test flaky under load).
 func TestFailedRescueIsReportedAndTurnStaysCancelled(t *testing.T) {
-	reached := make(chan struct{})
-	steps := []scripted.Step{scripted.Call("c1", "echo", `{}`), {Stall: true, Reached: reached}, scripted.Fail(provider.Permanent, 400, "rescue refused")}
-	h := newHarness(t, steps, []tools.Tool{&fakeTool{name: "echo"}}, nil)
 	ctx, cancel := context.WithCancel(context.Background())
-	go cancelWhen(reached, cancel)
+	defer cancel()
+	stopper := &fakeTool{name: "echo", run: func(context.Context, json.RawMessage) (tools.Result, error) {
+		cancel()
+		return tools.Result{Content: "fait"}, nil
+	}}
+	steps := []scripted.Step{scripted.Call("c1", "echo", `{}`), scripted.Fail(provider.Permanent, 400, "rescue refused")}
+	h := newHarness(t, steps, []tools.Tool{stopper}, nil)
 	if err := h.e.Submit(ctx, "s1", "q"); !errors.Is(err, context.Canceled) {
 		t.Fatalf("Submit = %v, want context.Canceled", err)
 	}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -490,5 +491,212 @@ func TestKilledWhileWaitingForApproval(t *testing.T) {
 	}
 	if err := b.Respond(req.ID, Reply{Allow: true}); !errors.Is(err, ErrUnknownPermission) {
 		t.Errorf("an answer to the interrupted request: %v", err)
+	}
+}
+
+// recordingStore records the seqs the engine reads a session back from.
+type recordingStore struct {
+	*storage.SQLite
+	mu     sync.Mutex
+	afters []uint64
+}
+
+func (r *recordingStore) LoadFrom(ctx context.Context, id string, after uint64) ([]event.Event, error) {
+	r.mu.Lock()
+	r.afters = append(r.afters, after)
+	r.mu.Unlock()
+	return r.SQLite.LoadFrom(ctx, id, after)
+}
+
+// snapshotSession runs three turns of s1 with a snapshot after each, and
+// returns the requests one engine sends for a fourth turn as reference.
+func snapshotSession(t *testing.T, dir string) (ref []llm.Request) {
+	t.Helper()
+	turns := turnSteps()
+	a, _ := storeEngine(t, openStore(t, dir), append(append(append([]scripted.Step{}, turns[0]...), turns[1]...), turns[2]...),
+		[]tools.Tool{echoTool()}, func(d *Deps) { d.SnapshotEvery = 1 })
+	for _, q := range []string{"q1", "q2", "q3"} {
+		if err := a.Submit(t.Context(), "s1", q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The reference: the whole log replayed by an engine without
+	// snapshots.
+	evs, err := openStore(t, dir).Load(t.Context(), "s1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := newHarness(t, turns[3], []tools.Tool{echoTool()}, nil)
+	if err := h.e.Restore("s1", evs); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.submit("q4"); err != nil {
+		t.Fatal(err)
+	}
+	return h.p.Requests()
+}
+
+// TestContinueFromSnapshot: an engine that never ran the session reads its
+// latest snapshot and only the events after it, and sends what a replay of
+// the whole log sends.
+func TestContinueFromSnapshot(t *testing.T) {
+	dir := t.TempDir()
+	ref := snapshotSession(t, dir)
+	st := &recordingStore{SQLite: openStore(t, dir)}
+	snap, ok, err := st.LatestSnapshot(t.Context(), "s1")
+	if err != nil || !ok {
+		t.Fatalf("no snapshot after three turns: %v", err)
+	}
+	info, err := st.Info(t.Context(), "s1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if snap.Seq != info.LastSeq {
+		t.Fatalf("snapshot at seq %d, the session ends at %d", snap.Seq, info.LastSeq)
+	}
+	b, pb := storeEngine(t, st.SQLite, turnSteps()[3], []tools.Tool{echoTool()}, func(d *Deps) { d.Store = st })
+	if err := b.Submit(t.Context(), "s1", "q4"); err != nil {
+		t.Fatal(err)
+	}
+	if len(st.afters) == 0 || st.afters[0] != snap.Seq-1 {
+		t.Fatalf("the engine read the session from %v, want from the snapshot's seq %d", st.afters, snap.Seq-1)
+	}
+	if got := pb.Requests(); !reflect.DeepEqual(got[0].Messages, ref[0].Messages) {
+		t.Fatalf("from the snapshot:\n%s\nfrom the whole log:\n%s", contents(got[0].Messages), contents(ref[0].Messages))
+	}
+	evs, err := st.Load(t.Context(), "s1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameState(t, "after the turn continued from a snapshot", b.existing("s1").st, mustReplay(t, evs))
+}
+
+// TestSnapshotThatDoesNotMatchIsSetAside: a snapshot that does not decode,
+// fails its checksum, is of another version, describes an impossible state
+// or was taken at another event is set aside: the state is rebuilt from the
+// events, the turn records a Warning that names the session, and no stored
+// event changes.
+func TestSnapshotThatDoesNotMatchIsSetAside(t *testing.T) {
+	cases := map[string]func(t *testing.T, data []byte, st *state) []byte{
+		"garbage": func(*testing.T, []byte, *state) []byte { return []byte("{not json") },
+		"checksum": func(t *testing.T, data []byte, _ *state) []byte {
+			// The history edited, the checksum kept.
+			var f snapshotFile
+			if err := json.Unmarshal(data, &f); err != nil {
+				t.Fatal(err)
+			}
+			f.State = json.RawMessage(strings.Replace(string(f.State), `"q2"`, `"q?"`, 1))
+			out, err := json.Marshal(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return out
+		},
+		"version": func(t *testing.T, data []byte, _ *state) []byte {
+			return []byte(strings.Replace(string(data), `{"v":1,`, `{"v":99,`, 1))
+		},
+		"impossible": func(t *testing.T, _ []byte, st *state) []byte {
+			st.usageAt = len(st.history) + 5
+			return mustEncode(t, st)
+		},
+		"other event": func(t *testing.T, _ []byte, st *state) []byte {
+			st.last.Time++
+			return mustEncode(t, st)
+		},
+	}
+	for name, spoil := range cases {
+		t.Run(name, func(t *testing.T) {
+			dir := t.TempDir()
+			ref := snapshotSession(t, dir)
+			st := &recordingStore{SQLite: openStore(t, dir)}
+			snap, _, err := st.LatestSnapshot(t.Context(), "s1")
+			if err != nil {
+				t.Fatal(err)
+			}
+			good, err := decodeState("s1", snap.Seq, snap.Data)
+			if err != nil {
+				t.Fatal(err)
+			}
+			snap.Data = spoil(t, snap.Data, good)
+			if err := st.SaveSnapshot(t.Context(), "s1", snap); err != nil {
+				t.Fatal(err)
+			}
+			before, err := st.Load(t.Context(), "s1")
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, pb := storeEngine(t, st.SQLite, turnSteps()[3], []tools.Tool{echoTool()}, func(d *Deps) { d.Store = st })
+			if err := b.Submit(t.Context(), "s1", "q4"); err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Contains(st.afters, 0) {
+				t.Fatalf("read the session from %v, never from the start", st.afters)
+			}
+			if got := pb.Requests(); !reflect.DeepEqual(got[0].Messages, ref[0].Messages) {
+				t.Fatalf("rebuilt:\n%s\nfrom the whole log:\n%s", contents(got[0].Messages), contents(ref[0].Messages))
+			}
+			after, err := st.Load(t.Context(), "s1")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(after[:len(before)], before) {
+				t.Fatal("stored events changed")
+			}
+			warned := false
+			for _, ev := range after[len(before):] {
+				if w, ok := ev.Payload.(event.WarningPayload); ok && w.Kind == "snapshot" && strings.Contains(w.Message, "session s1") &&
+					strings.Contains(w.Message, "rebuilt from the events") {
+					warned = true
+				}
+			}
+			if !warned {
+				t.Errorf("no Warning said the snapshot was set aside: %v", types(after[len(before):]))
+			}
+		})
+	}
+}
+
+func mustEncode(t *testing.T, st *state) []byte {
+	t.Helper()
+	data, err := st.encode()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
+}
+
+// TestSessionHeldByAnotherProcess: a turn of a session another live process
+// holds is refused, naming the session and the holder, and records nothing.
+func TestSessionHeldByAnotherProcess(t *testing.T) {
+	dir := t.TempDir()
+	st := openStore(t, dir)
+	if err := st.Append(t.Context(), event.Event{Seq: 1, Type: event.UserMessage, SessionID: "s1", Time: epoch,
+		Payload: event.UserMessagePayload{Text: "avant"}}); err != nil {
+		t.Fatal(err)
+	}
+	other, err := storage.OpenSQLite(t.Context(), storage.SQLiteConfig{Path: filepath.Join(dir, "moteur.db"), Host: "elsewhere.invalid", PID: 4242})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	lease, err := other.Acquire(t.Context(), "s1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lease.Release()
+	e, p := storeEngine(t, st, []scripted.Step{{Text: "jamais"}}, nil, nil)
+	err = e.Submit(t.Context(), "s1", "q")
+	if !errors.Is(err, storage.ErrInUse) || !strings.Contains(err.Error(), "s1") || !strings.Contains(err.Error(), "elsewhere.invalid") {
+		t.Fatalf("Submit on a session another process holds: %v", err)
+	}
+	if n := len(p.Requests()); n != 0 {
+		t.Fatalf("%d requests sent", n)
+	}
+	evs, err := st.Load(t.Context(), "s1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(evs) != 1 {
+		t.Fatalf("%d events stored, want the 1 from before", len(evs))
 	}
 }
