@@ -185,6 +185,16 @@ func (r *followRun) run(ctx context.Context) {
 		poll = t.C
 	}
 	for {
+		// An overflow is handled before the next live event: the events
+		// after the ones dropped must not come before the marker.
+		select {
+		case <-r.f.lagged:
+			if !r.recover(ctx) {
+				return
+			}
+			continue
+		default:
+		}
 		select {
 		case <-ctx.Done():
 			return
@@ -220,25 +230,28 @@ func (r *followRun) take(ctx context.Context, l live) bool {
 	return l.ev.Seq <= r.last || r.send(ctx, l.ev)
 }
 
-// recover handles an overflow: what the buffer kept is sent, the reader is
-// told what was lost, and the store gives back the persisted events.
+// recover handles an overflow: the reader is told first, then gets what
+// the buffer kept and, from the store, the persisted events that were
+// dropped.
 func (r *followRun) recover(ctx context.Context) bool {
-	for drained := false; !drained; {
+	msg := fmt.Sprintf("this follower fell behind after seq %d: live events were dropped", r.last)
+	if r.e.deps.Store == nil {
+		_ = r.send(ctx, r.marker("follower_lagged", msg+"; no store to read them back from, so it stops (follow again from seq "+fmt.Sprint(r.last)+")"))
+		return false
+	}
+	if !r.send(ctx, r.marker("follower_lagged", msg+"; the persisted ones follow, read back from the store")) {
+		return false
+	}
+	for {
 		select {
 		case l := <-r.f.live:
 			if !r.take(ctx, l) {
 				return false
 			}
 		default:
-			drained = true
+			return r.backfill(ctx)
 		}
 	}
-	msg := fmt.Sprintf("this follower fell behind after seq %d: live events were dropped", r.last)
-	if r.e.deps.Store == nil {
-		_ = r.send(ctx, r.marker("follower_lagged", msg+"; no store to read them back from, so it stops (follow again from seq "+fmt.Sprint(r.last)+")"))
-		return false
-	}
-	return r.send(ctx, r.marker("follower_lagged", msg+"; the persisted ones follow, read back from the store")) && r.backfill(ctx)
 }
 
 // backfill sends the stored events after the last one sent, a page at a
