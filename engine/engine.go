@@ -152,12 +152,7 @@ func defaultOutbound(d Deps, p profile.Profile) (*policy.Outbound, error) {
 	if err != nil {
 		return nil, fmt.Errorf("engine: classification rules: %w", err)
 	}
-	cfg := policy.OutboundConfig{Allowlists: d.Allowlists, Classifier: c,
-		RequireAllowlist: p.RequireAllowlist, LocalOnly: p.LocalOnly}
-	if d.Policy != nil {
-		cfg.OrgHosts, cfg.OrgPath = d.Policy.AllowedHosts, d.Policy.Path
-	}
-	return policy.NewOutbound(cfg)
+	return d.Policy.Outbound(d.Allowlists, p, c)
 }
 
 func (e *Engine) now() time.Time { return e.deps.Now() }
