@@ -316,7 +316,9 @@ func checkReduced(t *testing.T, e *Engine, st *memStore, when string) {
 // answer, and the history the model reads pairs.
 func propCrash(t *testing.T, evs []event.Event, rng *rand.Rand) (callsLeft bool) {
 	cut := 1 + rng.IntN(len(evs))
-	h := newHarness(t, nil, propTools(rng), func(d *Deps) { d.Provider = provider.Provider(&planProvider{name: "after", local: true, p: &plan{rng: rng}}) })
+	h := newHarness(t, nil, propTools(rng), func(d *Deps) {
+		d.Provider = provider.Provider(&planProvider{name: "after", local: true, p: &plan{rng: rng}})
+	})
 	if err := h.e.Restore("s1", evs[:cut]); err != nil {
 		t.Fatalf("restore the log cut at %d: %v", cut, err)
 	}

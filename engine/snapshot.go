@@ -68,10 +68,11 @@ type stateJSON struct {
 }
 
 type roundJSON struct {
-	Calls       []llm.ToolCall         `json:"calls"`
-	Results     map[string]llm.Message `json:"results,omitempty"`
-	Asked       map[string]string      `json:"asked,omitempty"`
-	Interrupted bool                   `json:"interrupted,omitempty"`
+	Calls []llm.ToolCall `json:"calls"`
+	// Results are by call index; a call without one has a zero message.
+	Results     []llm.Message  `json:"results"`
+	Asked       []askedRequest `json:"asked,omitempty"`
+	Interrupted bool           `json:"interrupted,omitempty"`
 }
 
 // encode is the snapshot of st.
@@ -122,19 +123,12 @@ func decodeState(id string, seq uint64, data []byte) (*state, error) {
 	}
 	st.aliases.Add(j.Aliases...)
 	if r := j.Round; r != nil {
-		st.round = &round{calls: r.Calls, results: orEmpty(r.Results), asked: orEmpty(r.Asked), interrupted: r.Interrupted}
+		st.round = &round{calls: r.Calls, results: r.Results, asked: r.Asked, interrupted: r.Interrupted}
 	}
 	if err := st.valid(); err != nil {
 		return nil, err
 	}
 	return st, nil
-}
-
-func orEmpty[V any](m map[string]V) map[string]V {
-	if m == nil {
-		return map[string]V{}
-	}
-	return m
 }
 
 // valid refuses a decoded state that no events could have produced.
@@ -164,9 +158,24 @@ func (st *state) valid() error {
 		}
 	}
 	if r := st.round; r != nil {
-		for id := range r.results {
-			if !r.has(id) {
-				return fmt.Errorf("a result for %q, no call of the round", id)
+		if len(r.calls) == 0 || len(r.results) != len(r.calls) {
+			return fmt.Errorf("a round of %d calls with %d results", len(r.calls), len(r.results))
+		}
+		for i, m := range r.results {
+			if m.Role == "" {
+				continue
+			}
+			if m.ToolCallID != r.calls[i].ID {
+				return fmt.Errorf("the result of call %q answers %q", r.calls[i].ID, m.ToolCallID)
+			}
+			r.got++
+		}
+		if r.got == len(r.calls) {
+			return fmt.Errorf("a round whose %d calls all have results", r.got)
+		}
+		for _, a := range r.asked {
+			if r.index(a.CallID) < 0 {
+				return fmt.Errorf("a request for %q, no call of the round", a.CallID)
 			}
 		}
 	}

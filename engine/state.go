@@ -1,11 +1,8 @@
 package engine
 
 import (
-	"cmp"
 	"fmt"
 	"slices"
-	"strconv"
-	"strings"
 
 	"github.com/moteur/moteur/checkpoint"
 	"github.com/moteur/moteur/cite"
@@ -64,14 +61,23 @@ func markOf(ev event.Event) mark { return mark{Type: ev.Type, Time: ev.Time.Unix
 
 // round is the calls of one assistant message waiting for their results.
 type round struct {
-	calls   []llm.ToolCall         // in call order
-	results map[string]llm.Message // the results received, by call id
-	// asked are the permission requests of the round not resolved yet, by
-	// permission id: their call's id.
-	asked map[string]string
+	calls []llm.ToolCall // in call order
+	// results holds the result of calls[i] at i once it came (Role set);
+	// got counts them.
+	results []llm.Message
+	got     int
+	// asked are the permission requests of the round not resolved yet, in
+	// the order they were asked.
+	asked []askedRequest
 	// interrupted: a request of the round was ended by the process that
 	// found it left open by a process that stopped.
 	interrupted bool
+}
+
+// askedRequest is a permission request waiting for an answer.
+type askedRequest struct {
+	ID     string `json:"id"`
+	CallID string `json:"call_id"`
 }
 
 func newState(id string) *state {
@@ -117,13 +123,13 @@ func (st *state) apply(ev event.Event) error {
 		st.rewound(p)
 	case event.PermissionRequestedPayload:
 		st.permSeq = max(st.permSeq, p.Number)
-		if st.round != nil && st.round.has(p.CallID) {
-			st.round.asked[p.ID] = p.CallID
+		if st.round != nil && st.round.index(p.CallID) >= 0 {
+			st.round.asked = append(st.round.asked, askedRequest{ID: p.ID, CallID: p.CallID})
 		}
 	case event.PermissionResolvedPayload:
-		if st.round != nil {
-			delete(st.round.asked, p.ID)
-			st.round.interrupted = st.round.interrupted || p.By == resolvedInterrupted
+		if r := st.round; r != nil {
+			r.asked = slices.DeleteFunc(r.asked, func(a askedRequest) bool { return a.ID == p.ID })
+			r.interrupted = r.interrupted || p.By == resolvedInterrupted
 		}
 	case event.SessionClassifiedPayload:
 		st.sensitive = true
@@ -196,8 +202,7 @@ func (st *state) assistant(p event.AssistantMessagePayload) {
 	st.history = append(st.history, llm.Message{Role: llm.RoleAssistant, Content: p.Text, Reasoning: p.Reasoning,
 		ToolCalls: p.ToolCalls, Remote: st.remote})
 	if len(p.ToolCalls) > 0 {
-		st.round = &round{calls: p.ToolCalls, results: make(map[string]llm.Message, len(p.ToolCalls)),
-			asked: map[string]string{}}
+		st.round = &round{calls: p.ToolCalls, results: make([]llm.Message, len(p.ToolCalls))}
 	}
 }
 
@@ -206,14 +211,15 @@ func (st *state) assistant(p event.AssistantMessagePayload) {
 // would break the pairing every server enforces, so it is left out.
 func (st *state) toolResult(p event.ToolResultPayload) {
 	r := st.round
-	if r == nil || !r.has(p.CallID) {
+	if r == nil {
 		return
 	}
-	if _, dup := r.results[p.CallID]; dup {
+	i := r.index(p.CallID)
+	if i < 0 || r.results[i].Role != "" {
 		return
 	}
-	r.results[p.CallID] = llm.Message{Role: llm.RoleTool, ToolCallID: p.CallID, Name: p.Name, Content: p.Content}
-	if len(r.results) == len(r.calls) {
+	r.results[i] = llm.Message{Role: llm.RoleTool, ToolCallID: p.CallID, Name: p.Name, Content: p.Content}
+	if r.got++; r.got == len(r.calls) {
 		st.settle()
 	}
 }
@@ -256,14 +262,16 @@ func (st *state) settle() {
 // standing for each missing one.
 func (st *state) roundMessages() []llm.Message {
 	r := st.round
+	if r.got == len(r.calls) {
+		return r.results
+	}
 	answer := st.unfinishedAnswer()
-	out := make([]llm.Message, 0, len(r.calls))
-	for _, c := range r.calls {
-		m, ok := r.results[c.ID]
-		if !ok {
-			m = llm.Message{Role: llm.RoleTool, ToolCallID: c.ID, Name: c.Name, Content: answer}
+	out := make([]llm.Message, len(r.calls))
+	for i, c := range r.calls {
+		out[i] = r.results[i]
+		if out[i].Role == "" {
+			out[i] = llm.Message{Role: llm.RoleTool, ToolCallID: c.ID, Name: c.Name, Content: answer}
 		}
-		out = append(out, m)
 	}
 	return out
 }
@@ -275,8 +283,8 @@ func (st *state) unanswered() []llm.ToolCall {
 		return nil
 	}
 	var out []llm.ToolCall
-	for _, c := range st.round.calls {
-		if _, ok := st.round.results[c.ID]; !ok {
+	for i, c := range st.round.calls {
+		if st.round.results[i].Role == "" {
 			out = append(out, c)
 		}
 	}
@@ -293,34 +301,23 @@ func (st *state) unfinishedAnswer() string {
 	return danglingCallAnswer
 }
 
-// openRequests are the ids of the round's requests still waiting, in the
-// order they were asked.
-func (r *round) openRequests() []string {
-	ids := make([]string, 0, len(r.asked))
-	for id := range r.asked {
-		ids = append(ids, id)
-	}
-	slices.SortFunc(ids, func(a, b string) int { return cmp.Compare(permNumber(a), permNumber(b)) })
-	return ids
-}
-
 // tool is the name of the round's call callID.
 func (r *round) tool(callID string) string {
-	for _, c := range r.calls {
-		if c.ID == callID {
-			return c.Name
-		}
+	if i := r.index(callID); i >= 0 {
+		return r.calls[i].Name
 	}
 	return ""
 }
 
-func (r *round) has(callID string) bool {
-	for _, c := range r.calls {
+// index is the place of call callID in the round, -1 when it is not one
+// of its calls.
+func (r *round) index(callID string) int {
+	for i, c := range r.calls {
 		if c.ID == callID {
-			return true
+			return i
 		}
 	}
-	return false
+	return -1
 }
 
 // messages is the history as Restore describes it: the calls left
@@ -330,10 +327,4 @@ func (st *state) messages() []llm.Message {
 		return st.history
 	}
 	return append(st.history[:len(st.history):len(st.history)], st.roundMessages()...)
-}
-
-// permNumber is the number at the end of a permission id ("<session>/<n>").
-func permNumber(id string) uint64 {
-	n, _ := strconv.ParseUint(id[strings.LastIndexByte(id, '/')+1:], 10, 64)
-	return n
 }

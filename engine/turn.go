@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/moteur/moteur/effect"
+	"slices"
 
 	"github.com/moteur/moteur/event"
 	"github.com/moteur/moteur/llm"
@@ -170,11 +171,10 @@ func (t *turn) finishStopped() error {
 	if st.round == nil {
 		return nil
 	}
-	for _, id := range st.round.openRequests() {
-		callID := st.round.asked[id]
-		t.e.approvals.withdraw(id, resolvedInterrupted)
+	for _, a := range slices.Clone(st.round.asked) {
+		t.e.approvals.withdraw(a.ID, resolvedInterrupted)
 		_, err := t.emit(event.PermissionResolved, event.PermissionResolvedPayload{
-			ID: id, CallID: callID, Tool: st.round.tool(callID), By: resolvedInterrupted,
+			ID: a.ID, CallID: a.CallID, Tool: st.round.tool(a.CallID), By: resolvedInterrupted,
 		})
 		if err != nil {
 			return err
