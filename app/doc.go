@@ -7,7 +7,10 @@
 // against the store, the store and the transcript, the engine's sinks in
 // that order. Every face (moteur run, chat, ask, sessions rewind, and the
 // HTTP server and the terminal interface) opens its sessions here, so that
-// a session is wired one way whoever runs it.
+// a session is wired one way whoever runs it. What only watches sessions
+// or answers their permission requests (sessions follow, approve, deny)
+// opens an Observer: the store and an engine that runs no turn and takes
+// no lease.
 //
 // app holds no flags and renders nothing: it takes plain values (Options)
 // and returns what the user should be told as values (Settings.Notes,

@@ -2,12 +2,13 @@ package main
 
 import (
 	"fmt"
-	"github.com/moteur/moteur/effect"
 	"io"
 	"strings"
 	"sync"
+	"time"
 	"unicode"
 
+	"github.com/moteur/moteur/effect"
 	"github.com/moteur/moteur/engine"
 	"github.com/moteur/moteur/event"
 	"github.com/moteur/moteur/policy"
@@ -22,10 +23,14 @@ import (
 // standard error and the answer read from the terminal in a goroutine of
 // its own, so that the events keep flowing: the request may also be
 // resolved without the user (the timeout, Ctrl-C), and the engine's
-// PermissionResolved then withdraws the question. Without a terminal
-// nobody can answer: the request is refused at once, with a reason that
-// says how to allow such calls beforehand, instead of holding the turn for
-// the whole approval timeout.
+// PermissionResolved then withdraws the question. The request is kept by
+// the store, so it may also be answered from another process (moteur
+// sessions approve): the question is withdrawn the same way, and a note
+// says so. Without a terminal nobody can answer here: the request is
+// refused at once, with a reason that says how to allow such calls
+// beforehand, instead of holding the turn for the whole approval timeout —
+// unless run --wait-approvals says an answer will come from elsewhere: the
+// request then waits, and a note says how to answer it.
 
 // responder answers permission requests: *engine.Engine.
 type responder interface {
@@ -44,9 +49,15 @@ type approvals struct {
 	describe bool
 	// refusal is the reason given when a request cannot be asked.
 	refusal func(p event.PermissionRequestedPayload) string
+	// waitElsewhere: without a terminal, a request waits for an answer
+	// from another process instead of being refused (run
+	// --wait-approvals), for up to timeout, the engine's approval timeout.
+	waitElsewhere bool
+	timeout       time.Duration
 
 	hinted  bool      // the no-terminal hint was printed
 	pending *question // the question on screen, nil when none
+	waiting string    // the request waiting for an answer from elsewhere, "" when none
 }
 
 // question is one request being asked on the terminal.
@@ -54,6 +65,9 @@ type question struct {
 	id     string
 	cancel chan struct{} // closed to withdraw the question
 	done   chan struct{} // closed when the asking goroutine is over
+	// answered: the answer typed here is the one the engine took. Written
+	// before done is closed, read after.
+	answered bool
 }
 
 // event reacts to one event of the turn.
@@ -63,21 +77,62 @@ func (a *approvals) event(ev event.Event) {
 		a.withdraw()
 		a.request(p)
 	case event.PermissionResolvedPayload:
-		if a.pending == nil || a.pending.id != p.ID {
-			return
-		}
+		a.resolved(p)
+	}
+}
+
+// resolved takes the request p resolves off the screen, and says how it
+// was resolved when the user did not see it happen here.
+func (a *approvals) resolved(p event.PermissionResolvedPayload) {
+	switch {
+	case p.By == "timeout" && (a.waiting == p.ID || a.pending != nil && a.pending.id == p.ID):
+		a.waiting = ""
 		a.withdraw()
-		if p.By == "timeout" {
-			fmt.Fprintf(a.w, "moteur: no answer in time: %s was refused\n", oneLine(p.Tool, 60))
+		fmt.Fprintf(a.w, "moteur: no answer in time: %s was refused\n", oneLine(p.Tool, 60))
+	case a.waiting == p.ID:
+		a.waiting = ""
+		if p.By == "user" {
+			fmt.Fprintf(a.w, "moteur: permission request %s answered: %s\n", p.ID, verdict(replyOf(p)))
+		}
+	case a.pending != nil && a.pending.id == p.ID:
+		if here := a.withdraw(); !here && p.By == "user" {
+			fmt.Fprintf(a.w, "moteur: permission request %s was answered elsewhere: %s\n", p.ID, verdict(replyOf(p)))
 		}
 	}
 }
 
+// replyOf is the answer a PermissionResolved records.
+func replyOf(p event.PermissionResolvedPayload) engine.Reply {
+	return engine.Reply{Allow: p.Allow, Remember: p.Remember, Network: p.Network, Reason: p.Reason}
+}
+
+// verdict is an answer in a few words.
+func verdict(r engine.Reply) string {
+	switch {
+	case r.Allow && r.Network:
+		return "allowed with the network"
+	case r.Allow && r.Remember:
+		return "allowed, and for the rest of the session"
+	case r.Allow:
+		return "allowed"
+	case r.Reason != "":
+		return "refused: " + oneLine(r.Reason, 200)
+	}
+	return "refused"
+}
+
 // finish withdraws a question left at the turn's end (the turn ended, so
 // the engine resolved it already).
-func (a *approvals) finish() { a.withdraw() }
+func (a *approvals) finish() {
+	a.withdraw()
+	a.waiting = ""
+}
 
 func (a *approvals) request(p event.PermissionRequestedPayload) {
+	if a.lines == nil && a.waitElsewhere {
+		a.wait(p)
+		return
+	}
 	if a.lines == nil {
 		reason := a.refusal(p)
 		if !a.hinted {
@@ -93,16 +148,50 @@ func (a *approvals) request(p event.PermissionRequestedPayload) {
 	go q.ask(a.w, a.lines(), a.eng, p, a.describe)
 }
 
+// wait leaves p to be answered from another process, and says how, once:
+// the engine's own wait (its approval timeout) does the rest.
+func (a *approvals) wait(p event.PermissionRequestedPayload) {
+	if a.describe {
+		fmt.Fprintln(a.w, describeRequest(p))
+	}
+	a.waiting = p.ID
+	fmt.Fprintln(a.w, waitHint(p.ID, a.timeout))
+}
+
+// waitHint says how to answer request id from another terminal.
+func waitHint(id string, timeout time.Duration) string {
+	return fmt.Sprintf("moteur: waiting up to %s for an answer: %s", minutes(timeout), answerCommands(id))
+}
+
+// answerCommands are the commands that answer request id ("<session>/<n>").
+func answerCommands(id string) string {
+	sid, n := id, ""
+	if i := strings.LastIndexByte(id, '/'); i >= 0 {
+		sid, n = id[:i], id[i+1:]
+	}
+	return fmt.Sprintf("moteur sessions approve %s %s, or moteur sessions deny %s %s --reason TEXT", sid, n, sid, n)
+}
+
+// minutes says a duration the way people do: "10 min", "90 s".
+func minutes(d time.Duration) string {
+	if d >= time.Minute && d%time.Minute == 0 {
+		return fmt.Sprintf("%d min", d/time.Minute)
+	}
+	return d.Round(time.Second).String()
+}
+
 // withdraw takes the pending question off the screen and waits until its
-// goroutine is over: whatever it wrote is then written.
-func (a *approvals) withdraw() {
+// goroutine is over: whatever it wrote is then written. It reports whether
+// the answer typed there is the one the engine took.
+func (a *approvals) withdraw() (answered bool) {
 	q := a.pending
 	if q == nil {
-		return
+		return false
 	}
 	a.pending = nil
 	close(q.cancel)
 	<-q.done
+	return q.answered
 }
 
 // ask puts the question until it gets an answer it understands, and gives
@@ -122,7 +211,7 @@ func (q *question) ask(w io.Writer, lines *lineReader, eng responder, p event.Pe
 		case line, open := <-lines.lines:
 			if !open {
 				fmt.Fprintln(w)
-				_ = eng.Respond(p.ID, engine.Reply{Reason: "no answer: standard input was closed"})
+				q.answered = eng.Respond(p.ID, engine.Reply{Reason: "no answer: standard input was closed"}) == nil
 				return
 			}
 			r, ok := parseAnswer(line, p.Sandboxed)
@@ -130,7 +219,9 @@ func (q *question) ask(w io.Writer, lines *lineReader, eng responder, p event.Pe
 				fmt.Fprintf(w, "moteur: answer %s\n", answerChoices(p.Sandboxed))
 				continue
 			}
-			_ = eng.Respond(p.ID, r)
+			// An error: another process answered first, and the
+			// engine's PermissionResolved will say how.
+			q.answered = eng.Respond(p.ID, r) == nil
 			return
 		}
 	}

@@ -63,7 +63,9 @@ const agentHelp = "Tools: the agent reads, writes and searches the project's fil
 	"  a  run it, and the same call again without asking for the rest of the session\n" +
 	"  w  run it with the network (sandboxed shell commands only)\n" +
 	"When standard input is not a terminal (a script, CI, a pipe), nobody can answer: the call is\n" +
-	"refused at once and the turn goes on; allow such calls beforehand with --allow or --mode.\n"
+	"refused at once and the turn goes on; allow such calls beforehand with --allow or --mode\n" +
+	"(or, with moteur run --wait-approvals, answer them from another terminal). A request can also\n" +
+	"be answered from another terminal with moteur sessions approve / deny (moteur sessions pending).\n"
 
 // checkAgentFlags checks the flags run and chat share, before anything is
 // read or created: a mistake in the command line is reported first.

@@ -123,6 +123,18 @@ func (r *renderer) finish() error {
 	return r.err
 }
 
+// userMessage shows a message of the user, for a reader who did not type
+// it (sessions follow): "› " before its first line, indented after.
+func (r *renderer) userMessage(p event.UserMessagePayload) {
+	r.endFaint()
+	r.endLine()
+	text := strings.TrimRight(p.Text, "\n")
+	if p.Blocked {
+		text += "  [blocked by a hook, not sent]"
+	}
+	r.write("› " + strings.ReplaceAll(r.clean(text), "\n", "\n  ") + "\n")
+}
+
 func (r *renderer) answerDelta(p event.DeltaPayload) {
 	r.endFaint()
 	r.track(p.Round)

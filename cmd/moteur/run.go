@@ -26,6 +26,9 @@ const maxStdinPrompt = 16 << 20
 type runFlags struct {
 	agentFlags
 	json bool
+	// waitApprovals: off a terminal, requests wait for an answer from
+	// another process instead of being refused.
+	waitApprovals bool
 }
 
 func (c *cli) runCmd(g *globalFlags) *cobra.Command {
@@ -39,17 +42,25 @@ func (c *cli) runCmd(g *globalFlags) *cobra.Command {
 			"(a tool call left without a result is answered as unfinished); an ID not stored yet starts a\n" +
 			"new session under that id. A session is used by one process at a time.\n\n" +
 			agentHelp + "\n" +
+			"With --wait-approvals, a request asked when standard input is not a terminal is not refused: it\n" +
+			"waits, up to the approval timeout (10 min), for an answer given from another terminal with\n" +
+			"moteur sessions approve ID N or moteur sessions deny ID N (moteur sessions pending lists them),\n" +
+			"and standard error says so, once per request. On a terminal the question is asked as usual, and\n" +
+			"an answer given elsewhere first counts too.\n\n" +
 			"Exit status: 0 when the turn completed (refused calls included), 1 on an error, 2 on bad usage.",
 		Example: "  moteur run \"what does this project do?\"\n" +
 			"  git diff | moteur run --json -\n" +
 			"  moteur run --mode read_only \"review the last commit\"\n" +
 			"  moteur run --allow 'shell_exec(go test*)' \"fix the failing test\"\n" +
+			"  moteur run --mode confirm --wait-approvals \"tidy the docs\" </dev/null\n" +
 			"  moteur run --session s-20260101T120000-0123456789abcdef \"and the tests?\"",
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return failure(c.run(cmd.Context(), g, f, args))
 		},
 	}
 	cmd.Flags().BoolVar(&f.json, "json", false, "print every event as one JSON object per line, and nothing else, on stdout")
+	cmd.Flags().BoolVar(&f.waitApprovals, "wait-approvals", false, "when standard input is not a terminal, let permission requests wait for an answer\n"+
+		"from another terminal (moteur sessions approve / deny) instead of refusing them")
 	addAgentFlags(cmd, &f.agentFlags)
 	return cmd
 }
@@ -74,6 +85,8 @@ func (c *cli) run(ctx context.Context, g *globalFlags, f *runFlags, args []strin
 	if err != nil {
 		return err
 	}
+	// Off a terminal the flag lets requests wait; on one, the terminal asks.
+	a.approvals.waitElsewhere = f.waitApprovals
 	if c.stdinTTY {
 		// The terminal is read only once a request is asked there.
 		var lines *lineReader
@@ -96,15 +109,7 @@ func (c *cli) run(ctx context.Context, g *globalFlags, f *runFlags, args []strin
 	// if that closing takes too long for the user.
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	intr, stopIntr := c.interrupts()
-	go func() {
-		defer stopIntr()
-		select {
-		case <-intr:
-			cancel()
-		case <-ctx.Done():
-		}
-	}()
+	c.cancelOnInterrupt(ctx, cancel)
 
 	var v view
 	if f.json {
@@ -125,6 +130,20 @@ func (c *cli) run(ctx context.Context, g *globalFlags, f *runFlags, args []strin
 		return fmt.Errorf("write output: %w", viewErr)
 	}
 	return nil
+}
+
+// cancelOnInterrupt calls cancel at the first Ctrl-C before ctx ends;
+// from then on Ctrl-C has its default effect again.
+func (c *cli) cancelOnInterrupt(ctx context.Context, cancel context.CancelFunc) {
+	intr, stop := c.interrupts()
+	go func() {
+		defer stop()
+		select {
+		case <-intr:
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
 }
 
 // turnError is the error a failed turn reports: a send that Outbound
@@ -183,7 +202,8 @@ func (c *cli) openAgent(ctx context.Context, g *globalFlags, f *agentFlags) (*ag
 	}
 	return &agent{
 		Session: s, events: s.Engine.Subscribe(), stderr: stderr,
-		approvals: &approvals{eng: s.Engine, w: stderr, refusal: noTerminalRefusal(st.Permissions.Mode(), st.Floor, policyPath)},
+		approvals: &approvals{eng: s.Engine, w: stderr, refusal: noTerminalRefusal(st.Permissions.Mode(), st.Floor, policyPath),
+			timeout: engine.DefaultApprovalTimeout},
 	}, nil
 }
 

@@ -25,15 +25,18 @@ import (
 func (c *cli) sessionsCmd(g *globalFlags) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "sessions",
-		Short: "List, show, fork, rewind and remove stored sessions",
+		Short: "List, show, follow, fork, rewind and remove stored sessions, and answer their requests",
 		Long: "Sessions are stored in $MOTEUR_HOME/moteur.db. Continue one with moteur run --session ID or\n" +
 			"moteur chat --session ID. Put its files or its conversation back to an earlier message with\n" +
-			"moteur sessions points ID, then moteur sessions rewind ID --to SEQ.",
+			"moteur sessions points ID, then moteur sessions rewind ID --to SEQ.\n\n" +
+			"Watch a session's turns from another terminal with moteur sessions follow ID. The permission\n" +
+			"requests turns wait on are listed by moteur sessions pending and answered, from any terminal,\n" +
+			"with moteur sessions approve ID N or moteur sessions deny ID N.",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
 	}
-	cmd.AddCommand(c.sessionsListCmd(), c.sessionsShowCmd(), c.sessionsPointsCmd(), c.sessionsRewindCmd(g),
-		c.sessionsForkCmd(), c.sessionsRmCmd())
+	cmd.AddCommand(c.sessionsListCmd(), c.sessionsShowCmd(), c.sessionsFollowCmd(g), c.sessionsPointsCmd(), c.sessionsRewindCmd(g),
+		c.sessionsForkCmd(), c.sessionsRmCmd(), c.sessionsPendingCmd(), c.sessionsApproveCmd(g), c.sessionsDenyCmd(g))
 	return cmd
 }
 
