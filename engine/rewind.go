@@ -102,11 +102,11 @@ func (e *Engine) Rewind(ctx context.Context, sessionID string, toSeq uint64, mod
 	if e.failed.Load() {
 		return RewindResult{}, ErrAuditFailure
 	}
-	at, ok := s.st.pointLen[toSeq]
-	if !ok {
+	if !isPoint(s.st.rewind.Points(), toSeq) {
 		return RewindResult{}, fmt.Errorf("rewind: %w", errNotAPoint(sessionID, toSeq))
 	}
-	if mode != RewindCode && toSeq < s.st.compactedAt {
+	at, ok := s.st.pointLen[toSeq]
+	if mode != RewindCode && (!ok || toSeq < s.st.compactedAt) {
 		return RewindResult{}, fmt.Errorf("rewind to %d: %w", toSeq, ErrConversationUnavailable)
 	}
 	var res RewindResult
@@ -202,4 +202,14 @@ func (e *Engine) existing(id string) *session {
 
 func errNotAPoint(sessionID string, seq uint64) error {
 	return fmt.Errorf("%w: seq %d of session %s is not a rewind point (a user message)", checkpoint.ErrNotAPoint, seq, sessionID)
+}
+
+// isPoint reports whether seq is one of the points.
+func isPoint(points []checkpoint.Point, seq uint64) bool {
+	for _, p := range points {
+		if p.Seq == seq {
+			return true
+		}
+	}
+	return false
 }

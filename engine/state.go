@@ -30,8 +30,12 @@ type state struct {
 
 	// Rewind state.
 	rewind      *checkpoint.State
-	pointLen    map[uint64]int    // history length before each point's user message
-	prompts     map[uint64]string // each point's prompt, as recorded
+	// pointLen and prompts are, for each point since the last compaction
+	// (the ones the conversation can go back to), the history's length
+	// before its user message and its prompt as recorded. The older
+	// points stay in rewind, for the files.
+	pointLen    map[uint64]int
+	prompts     map[uint64]string
 	compactedAt uint64            // seq of the last compaction
 
 	// Context management: the calibration of the last TurnCompleted, and
@@ -229,6 +233,11 @@ func (st *state) compacted(seq uint64, p event.ContextCompactedPayload) {
 	summary.Remote = st.remote
 	st.history = append([]llm.Message{summary}, st.history[p.Replaced:]...)
 	st.compactedAt, st.lastUsage = seq, nil
+	// The conversation cannot go back past a compaction: the lengths and
+	// prompts of the points before it are of no use any more, and a long
+	// session's state stays the size of its live context.
+	clear(st.pointLen)
+	clear(st.prompts)
 }
 
 func (st *state) rewound(p event.RewoundPayload) {
