@@ -197,7 +197,7 @@ func (s *SQLite) Heads(ctx context.Context, sessionID string) ([][]byte, error) 
 		return nil, err
 	}
 	defer tx.Rollback()
-	rows, err := tx.QueryContext(ctx, `SELECT seq, audit_mac FROM events WHERE session_id = ? ORDER BY seq`, sessionID)
+	rows, err := tx.QueryContext(ctx, `SELECT seq, audit_mac FROM events INDEXED BY events_audit_heads WHERE session_id = ? ORDER BY seq`, sessionID)
 	if err != nil {
 		return nil, s.dbErr(what, err)
 	}

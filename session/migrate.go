@@ -104,6 +104,11 @@ CREATE INDEX approvals_by_session ON approvals (session_id, state, requested_at,
 -- The pending requests of every session, oldest first.
 CREATE INDEX approvals_pending ON approvals (requested_at, session_id, number) WHERE state = 'pending';
 `,
+	// 4: the audit heads of a session read without its events. audit_mac
+	// came last (migration 2), after each event's data, so reading the
+	// heads walked every event's whole row; this covering index holds
+	// them in seq order, and continuing a long session reads them alone.
+	`CREATE INDEX events_audit_heads ON events (session_id, seq, audit_mac);`,
 }
 
 // migrate brings the schema to len(migrations), one transaction per
