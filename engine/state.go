@@ -29,14 +29,14 @@ type state struct {
 	history   []llm.Message
 
 	// Rewind state.
-	rewind      *checkpoint.State
+	rewind *checkpoint.State
 	// pointLen and prompts are, for each point since the last compaction
 	// (the ones the conversation can go back to), the history's length
 	// before its user message and its prompt as recorded. The older
 	// points stay in rewind, for the files.
 	pointLen    map[uint64]int
 	prompts     map[uint64]string
-	compactedAt uint64            // seq of the last compaction
+	compactedAt uint64 // seq of the last compaction
 
 	// Context management: the calibration of the last TurnCompleted, and
 	// the provider's count for the last recorded answer (the request that
