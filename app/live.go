@@ -63,7 +63,7 @@ func openLiveSession(ctx context.Context, env func(string) string, home, id stri
 	if ls.lease, err = st.Acquire(ctx, id); err != nil {
 		return nil, err
 	}
-	stored, err := StoredAudit(ctx, st, id)
+	stored, err := continuedAudit(ctx, st, id)
 	if err != nil {
 		return nil, err
 	}

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"crypto/hmac"
 	"crypto/sha256"
+	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -12,7 +13,6 @@ import (
 	"hash"
 	"io"
 	"os"
-	"strconv"
 )
 
 // Errors an *AuditError may wrap, for the callers that act on them; test
@@ -75,6 +75,15 @@ type AuditStore struct {
 	// First is the index of the log's first record: 0, or a fork's fork
 	// seq (the records before are in its source's log).
 	First uint64
+	// Sparse: Heads holds only the heads the caller read — the last
+	// stored event's, and a fork's start — and nil elsewhere means "not
+	// read", not "none stored". Every keyed record's MAC is still checked
+	// with the key, and each MAC covers the one before, so the last head
+	// alone pins the whole chain: a record changed, removed or replaced
+	// anywhere changes the MAC of every record after it. What a sparse
+	// store cannot tell is which earlier head the store lacks (a head
+	// erased from the store), which only a full verification reports.
+	Sparse bool
 }
 
 func (s *AuditStore) check() error {
@@ -128,31 +137,14 @@ type AuditReport struct {
 // the first missing one), and the report counts the good ones before it.
 // An empty log is valid, unless the store holds events. Lines may be of any
 // length.
+//
+// r is read in large blocks, and a log of more than one block is verified
+// on up to GOMAXPROCS goroutines (audit_verify_parallel.go): the report and
+// the error are those of checking one record after the other. r is read to
+// its end, or, on a log that does not verify, to a few blocks beyond its
+// first bad record; nothing reads r once VerifyAudit has returned.
 func VerifyAudit(r io.Reader, check AuditCheck) (AuditReport, error) {
-	v := newAuditVerifier(check)
-	if check.Store != nil {
-		if err := check.Store.check(); err != nil {
-			return v.report(), fmt.Errorf("audit log: %w", err)
-		}
-	}
-	br := bufio.NewReaderSize(r, 256<<10)
-	var buf []byte
-	for {
-		line, complete, err := readAuditLine(br, buf[:0])
-		buf = line
-		if err != nil && !errors.Is(err, io.EOF) {
-			return v.report(), fmt.Errorf("read audit log: %w", err)
-		}
-		if !complete {
-			if len(line) == 0 {
-				return v.report(), v.end() // the end, after a whole line
-			}
-			return v.report(), v.fail("truncated record: no end of line", ErrAuditTorn)
-		}
-		if err := v.record(line); err != nil {
-			return v.report(), err
-		}
-	}
+	return verifyAudit(r, check, auditVerifyOptions{})
 }
 
 // VerifyAuditFile is VerifyAudit of the file at path. Its errors name the
@@ -196,11 +188,14 @@ func AuditSealOf(r io.Reader, seq uint64) (seal string, keyed bool, err error) {
 	}
 }
 
-// auditVerifier checks a log one record at a time.
+// auditVerifier checks a log one record at a time, in order. What a record
+// holds alone — its form, its MAC or hash, whether its event is JSON, how it
+// stands with the store's head of its seq — is found out first
+// (auditHasher.prepare, on any goroutine); record, then, checks it in its
+// place in the chain, from that and from what the records before it left.
 type auditVerifier struct {
 	check   AuditCheck
-	mac     hash.Hash // nil without a key
-	plain   hash.Hash
+	h       *auditHasher
 	session []byte // the session id as JSON, once known
 	lines   int
 	keyed   bool // a keyed record was met
@@ -211,8 +206,8 @@ type auditVerifier struct {
 	nextIdx uint64
 	rep     AuditReport
 	head    [64]byte // the seal of the last record that verified
-	sum     []byte
 	hexSum  [64]byte
+	pre     auditPre // the record being checked, when checked alone
 }
 
 // report is the report so far.
@@ -224,11 +219,8 @@ func (v *auditVerifier) report() AuditReport {
 }
 
 func newAuditVerifier(check AuditCheck) *auditVerifier {
-	v := &auditVerifier{check: check, plain: sha256.New()}
+	v := &auditVerifier{check: check, h: newAuditHasher(check)}
 	v.rep.Authenticated = len(check.Key) > 0
-	if len(check.Key) > 0 {
-		v.mac = hmac.New(sha256.New, check.Key)
-	}
 	if check.SessionID != "" {
 		v.session, _ = json.Marshal(check.SessionID)
 		v.rep.SessionID = check.SessionID
@@ -244,12 +236,92 @@ func (v *auditVerifier) fail(reason string, err error) error {
 	return &AuditError{Index: v.rep.Next, Line: v.lines + 1, Reason: reason, Err: err}
 }
 
-// record checks one complete line.
-func (v *auditVerifier) record(line []byte) error {
-	rec, reason := parseAuditLine(line)
-	if reason != "" {
-		return v.fail(reason, nil)
+// line checks one complete line, prepared here.
+func (v *auditVerifier) line(line []byte) error {
+	v.h.prepare(&v.pre, line, v.check.Store)
+	return v.record(&v.pre)
+}
+
+// auditPre is what a line holds alone, as auditHasher.prepare found it.
+type auditPre struct {
+	line   []byte
+	rec    auditLine
+	reason string // what is wrong with the line's form; "" when it is a record
+	// jsonOK: the event is valid JSON, found out only for the records
+	// whose MAC does not tell (unkeyed ones, and all without the key).
+	jsonOK bool
+	// sealOK: the MAC with the key (keyed) or the hash (unkeyed, when its
+	// event is JSON) is the record's.
+	sealOK bool
+	// storeOK: without a store, or the store holds the head of the
+	// record's seq, and it is the record's MAC (keyed), or none (unkeyed).
+	storeOK bool
+}
+
+// auditHasher prepares lines: one per goroutine.
+type auditHasher struct {
+	mac   hash.Hash // nil without a key
+	plain hash.Hash
+	sum   []byte
+}
+
+func newAuditHasher(check AuditCheck) *auditHasher {
+	h := &auditHasher{plain: sha256.New(), sum: make([]byte, 0, sha256.Size)}
+	if len(check.Key) > 0 {
+		h.mac = hmac.New(sha256.New, check.Key)
 	}
+	return h
+}
+
+// prepare finds out into p what line holds alone, and what st holds of its
+// seq: whatever the records around it, and on any goroutine.
+func (h *auditHasher) prepare(p *auditPre, line []byte, st *AuditStore) {
+	*p = auditPre{line: line}
+	if p.reason = parseAuditLineInto(&p.rec, line); p.reason != "" {
+		return
+	}
+	rec := &p.rec
+	body := line[:len(line)-rec.suffix]
+	switch {
+	case !rec.keyed:
+		// Anyone can recompute a hash: at least the event must be JSON.
+		p.jsonOK = json.Valid(rec.event)
+		p.sealOK = p.jsonOK && h.matches(h.plain, body, &rec.sealSum)
+	case h.mac == nil:
+		// Without the key the MAC cannot be checked: at least the event
+		// must be JSON.
+		p.jsonOK = json.Valid(rec.event)
+	default:
+		p.sealOK = h.matches(h.mac, body, &rec.sealSum)
+	}
+	p.storeOK = st == nil
+	if seq := rec.seq; st != nil && seq > 0 && seq <= uint64(len(st.Heads)) {
+		held := st.Heads[seq-1]
+		p.storeOK = rec.keyed && held != nil && bytes.Equal(held, rec.sealSum[:]) ||
+			!rec.keyed && held == nil || st.Sparse && held == nil
+	}
+}
+
+// closeBrace ends a record's canonical form.
+var closeBrace = []byte{'}'}
+
+// matches computes hh (the hash, or the HMAC with the key) of a record's
+// canonical form — body, then '}' — into h.sum, and reports whether it is
+// seal.
+func (h *auditHasher) matches(hh hash.Hash, body []byte, seal *[sha256.Size]byte) bool {
+	hh.Reset()
+	hh.Write(body)
+	hh.Write(closeBrace)
+	h.sum = hh.Sum(h.sum[:0])
+	return [sha256.Size]byte(h.sum) == *seal
+}
+
+// record checks the record p prepared, in its place: the next one.
+func (v *auditVerifier) record(p *auditPre) error {
+	if p.reason != "" {
+		return v.fail(p.reason, nil)
+	}
+	rec := &p.rec
 	first := v.lines == 0
 	if first {
 		// An earlier version started a fork's log at index 0, its first
@@ -301,11 +373,11 @@ func (v *auditVerifier) record(line []byte) error {
 	} else if !bytes.Equal(rec.session, v.session) {
 		return v.fail(fmt.Sprintf("event of session %s in the log of session %s", rec.session, v.session), nil)
 	}
-	if reason := v.seal(line, rec); reason != "" {
+	if reason := v.seal(p); reason != "" {
 		return v.fail(reason, nil)
 	}
 	ahead := false
-	if st := v.check.Store; st != nil {
+	if st := v.check.Store; st != nil && !p.storeOK {
 		seq := rec.seq
 		switch {
 		case seq > uint64(len(st.Heads)):
@@ -327,11 +399,10 @@ func (v *auditVerifier) record(line []byte) error {
 		if err != nil {
 			return v.fail(fmt.Sprintf("event does not decode: %v", err), nil)
 		}
-		mac, err := hex.DecodeString(string(rec.seal))
-		if err != nil || !rec.keyed {
+		if !rec.keyed {
 			return v.fail(fmt.Sprintf("unkeyed, beyond the store's last event (seq %d): the log was added to", len(v.check.Store.Heads)), nil)
 		}
-		v.rep.Ahead = append(v.rep.Ahead, AuditRecord{Index: rec.index, Event: e, MAC: mac})
+		v.rep.Ahead = append(v.rep.Ahead, AuditRecord{Index: rec.index, Event: e, MAC: bytes.Clone(rec.sealSum[:])})
 	}
 	v.lines++
 	v.rep.Records++
@@ -343,51 +414,35 @@ func (v *auditVerifier) record(line []byte) error {
 	return nil
 }
 
-// seal checks a record's MAC, or its hash when it is unkeyed, and that
-// unkeyed records come only before keyed ones.
-func (v *auditVerifier) seal(line []byte, rec auditLine) string {
-	body := line[:len(line)-rec.suffix] // the canonical form but its '}'
+// seal says what is wrong with a record's MAC, or its hash when it is
+// unkeyed, and that unkeyed records come only before keyed ones.
+func (v *auditVerifier) seal(p *auditPre) string {
+	rec := &p.rec
 	if !rec.keyed {
 		if v.keyed {
 			return "an unkeyed record after keyed ones: written without the key"
 		}
-		// Anyone can recompute a hash: at least the event must be JSON.
-		if !json.Valid(rec.event) {
+		if !p.jsonOK {
 			return "event is not valid JSON"
 		}
-		if !v.sealMatches(v.plain, body, rec.seal) {
+		if !p.sealOK {
+			v.h.matches(v.h.plain, p.line[:len(p.line)-rec.suffix], &rec.sealSum)
+			hex.Encode(v.hexSum[:], v.h.sum)
 			return fmt.Sprintf("hash mismatch: stored %.12s…, computed %.12s…", rec.seal, v.hexSum[:])
 		}
 		return ""
 	}
 	v.keyed = true
-	if v.mac == nil {
-		// Without the key the MAC cannot be checked: at least the event
-		// must be JSON.
-		if !json.Valid(rec.event) {
+	if v.h.mac == nil {
+		if !p.jsonOK {
 			return "event is not valid JSON"
 		}
 		return ""
 	}
-	if !v.sealMatches(v.mac, body, rec.seal) {
+	if !p.sealOK {
 		return "mac mismatch: not written with this key (forged, rewritten without the key, or written under another at-rest key)"
 	}
 	return ""
-}
-
-// closeBrace ends a record's canonical form.
-var closeBrace = []byte{'}'}
-
-// sealMatches computes h (the hash, or the HMAC with the key) of a record's
-// canonical form — body, then '}' — into v.hexSum, in hex, and reports
-// whether it is seal.
-func (v *auditVerifier) sealMatches(h hash.Hash, body, seal []byte) bool {
-	h.Reset()
-	h.Write(body)
-	h.Write(closeBrace)
-	v.sum = h.Sum(v.sum[:0])
-	hex.Encode(v.hexSum[:], v.sum)
-	return bytes.Equal(v.hexSum[:], seal)
 }
 
 // end checks, at the end of the log, that the store holds no more events
@@ -439,6 +494,7 @@ type auditLine struct {
 	prev    []byte // 64 hex digits
 	event   []byte
 	seal    []byte // the mac, or the hash of an unkeyed record: 64 hex digits
+	sealSum [sha256.Size]byte
 	keyed   bool
 	suffix  int // the length of the seal's member and the closing '}'
 	seq     uint64
@@ -449,83 +505,105 @@ type auditLine struct {
 // what is wrong with it. The event is only read as far as its seq, type and
 // session id: what the chain needs.
 func parseAuditLine(line []byte) (rec auditLine, reason string) {
+	reason = parseAuditLineInto(&rec, line)
+	return rec, reason
+}
+
+// parseAuditLineInto is parseAuditLine into rec, which it may leave half
+// filled when the line is not a record.
+func parseAuditLineInto(rec *auditLine, line []byte) (reason string) {
 	if len(line) == 0 {
-		return rec, "empty line"
+		return "empty line"
 	}
-	rest, ok := bytes.CutPrefix(line, []byte(`{"index":`))
-	if !ok {
-		return rec, `not a record: it does not begin {"index":`
+	if !(len(line) >= 9 && string(line[:9]) == `{"index":`) {
+		return `not a record: it does not begin {"index":`
 	}
+	rest := line[9:]
 	var n int
+	var ok bool
 	if rec.index, n, ok = parseUint(rest); !ok {
-		return rec, "index is not a number in canonical form"
+		return "index is not a number in canonical form"
 	}
-	if rest, ok = bytes.CutPrefix(rest[n:], []byte(`,"prev":"`)); !ok || len(rest) < 64 || !isHexHash(rest[:64]) {
-		return rec, "prev is not a MAC or SHA-256 in lower-case hex"
+	// ,"prev":" then 64 digits then ","event":
+	if rest = rest[n:]; len(rest) < 9+64 || string(rest[:9]) != `,"prev":"` || !isHexHash(rest[9:9+64]) {
+		return "prev is not a MAC or SHA-256 in lower-case hex"
 	}
-	rec.prev = rest[:64]
-	if rest, ok = bytes.CutPrefix(rest[64:], []byte(`","event":`)); !ok {
-		return rec, "no event after prev"
+	rec.prev = rest[9 : 9+64]
+	if rest = rest[9+64:]; len(rest) < 10 || string(rest[:10]) != `","event":` {
+		return "no event after prev"
 	}
+	rest = rest[10:]
 	switch l := len(rest); {
-	case l >= auditMACSuffixLen && bytes.HasPrefix(rest[l-auditMACSuffixLen:], []byte(`,"mac":"`)):
+	case l >= auditMACSuffixLen && string(rest[l-auditMACSuffixLen:][:8]) == `,"mac":"`:
 		rec.keyed, rec.suffix = true, auditMACSuffixLen
-	case l >= auditHashSuffixLen && bytes.HasPrefix(rest[l-auditHashSuffixLen:], []byte(`,"hash":"`)):
+	case l >= auditHashSuffixLen && string(rest[l-auditHashSuffixLen:][:9]) == `,"hash":"`:
 		rec.suffix = auditHashSuffixLen
 	default:
-		return rec, `no "mac" member at the end (nor the "hash" of an earlier version)`
+		return `no "mac" member at the end (nor the "hash" of an earlier version)`
 	}
 	l := len(rest)
 	rec.seal = rest[l-66 : l-2]
-	if !isHexHash(rec.seal) || string(rest[l-2:]) != `"}` {
-		return rec, "the mac (or hash) is not 64 lower-case hex digits closing the record"
+	if !decodeHexHash(&rec.sealSum, rec.seal) || string(rest[l-2:]) != `"}` {
+		return "the mac (or hash) is not 64 lower-case hex digits closing the record"
 	}
 	rec.event = rest[:l-rec.suffix]
 	if len(rec.event) < 2 || rec.event[0] != '{' || rec.event[len(rec.event)-1] != '}' {
-		return rec, "event is not an object"
+		return "event is not an object"
 	}
 	if rec.seq, rec.session, ok = parseEventHead(rec.event); !ok {
-		return rec, `event does not begin {"seq":S,"type":T,"session_id":I`
+		return `event does not begin {"seq":S,"type":T,"session_id":I`
 	}
-	return rec, ""
+	return ""
 }
 
 // parseEventHead reads the seq and the session id (as JSON) that begin an
 // event encoded by json.Marshal.
 func parseEventHead(e []byte) (seq uint64, session []byte, ok bool) {
-	rest, ok := bytes.CutPrefix(e, []byte(`{"seq":`))
+	if len(e) < 7 || string(e[:7]) != `{"seq":` {
+		return 0, nil, false
+	}
+	seq, n, ok := parseUint(e[7:])
 	if !ok {
 		return 0, nil, false
 	}
-	seq, n, ok := parseUint(rest)
-	if !ok {
+	rest := e[7+n:]
+	if len(rest) < 8 || string(rest[:8]) != `,"type":` {
 		return 0, nil, false
 	}
-	if rest, ok = bytes.CutPrefix(rest[n:], []byte(`,"type":`)); !ok {
-		return 0, nil, false
-	}
+	rest = rest[8:]
 	if n = jsonStringLen(rest); n < 0 {
 		return 0, nil, false
 	}
-	if rest, ok = bytes.CutPrefix(rest[n:], []byte(`,"session_id":`)); !ok {
+	rest = rest[n:]
+	if len(rest) < 14 || string(rest[:14]) != `,"session_id":` {
 		return 0, nil, false
 	}
+	rest = rest[14:]
 	if n = jsonStringLen(rest); n < 0 {
 		return 0, nil, false
 	}
 	return seq, rest[:n], true
 }
 
-// parseUint reads a decimal number without leading zeros at the start of b.
+// parseUint reads a decimal number without leading zeros at the start of b;
+// one above the largest uint64 is not.
 func parseUint(b []byte) (v uint64, n int, ok bool) {
-	for n < len(b) && b[n] >= '0' && b[n] <= '9' {
-		n++
+	for ; n < len(b); n++ {
+		d := b[n] - '0'
+		if d > 9 {
+			break
+		}
+		v = v*10 + uint64(d)
 	}
-	if n == 0 || (n > 1 && b[0] == '0') {
+	switch {
+	case n == 0 || (n > 1 && b[0] == '0'):
 		return 0, 0, false
+	case n < 20: // below 10^19, below 2^64
+		return v, n, true
+	case n == 20 && string(b[:20]) <= "18446744073709551615":
+		return v, n, true
 	}
-	v, err := strconv.ParseUint(string(b[:n]), 10, 64)
-	return v, n, err == nil
+	return 0, 0, false
 }
 
 // jsonStringLen is the length of the JSON string at the start of b, quotes
@@ -534,25 +612,78 @@ func jsonStringLen(b []byte) int {
 	if len(b) == 0 || b[0] != '"' {
 		return -1
 	}
-	for i := 1; i < len(b); i++ {
-		switch b[i] {
-		case '\\':
-			i++
-		case '"':
+	for i := 1; ; i++ {
+		j := bytes.IndexByte(b[i:], '"')
+		if j < 0 {
+			return -1
+		}
+		i += j
+		// The quote ends the string unless it is escaped: after an odd
+		// number of backslashes.
+		k := i
+		for b[k-1] == '\\' {
+			k--
+		}
+		if (i-k)%2 == 0 {
 			return i + 1
 		}
 	}
-	return -1
+}
+
+// The lower-case hex digits are checked and decoded 8 at a time, in a
+// uint64 (little endian: its low byte is the first digit).
+const (
+	bytes01 = 0x0101010101010101
+	bytes7f = 0x7f7f7f7f7f7f7f7f
+	bytes80 = 0x8080808080808080
+)
+
+// hexDigits8 has the high bit of each of the 8 bytes of x that is a
+// lower-case hex digit.
+func hexDigits8(x uint64) uint64 {
+	// The high bit of each byte b with m < b < n, exactly, byte per byte
+	// (hasbetween, from Bit Twiddling Hacks): the sums neither borrow nor
+	// carry from a byte to the next for b < 128, and ^x rules out b >= 128.
+	t := x & bytes7f
+	digits := (bytes01*(127+'9'+1) - t) & ^x & (t + bytes01*(127-('0'-1)))
+	letters := (bytes01*(127+'f'+1) - t) & ^x & (t + bytes01*(127-('a'-1)))
+	return (digits | letters) & bytes80
+}
+
+// unhex8 decodes 8 lower-case hex digits into 4 bytes, the first in the
+// low byte.
+func unhex8(x uint64) uint32 {
+	// Each byte to its value: its low 4 bits, + 9 for a letter (bit 6).
+	v := x&0x0f0f0f0f0f0f0f0f + (x>>6&bytes01)*9
+	// Byte j is now digit j << 4 | digit j+1; keep the even ones.
+	v = (v<<4 | v>>8) & 0x00ff00ff00ff00ff
+	v = (v | v>>8) & 0x0000ffff0000ffff
+	return uint32(v | v>>16)
 }
 
 func isHexHash(s []byte) bool {
 	if len(s) != 64 {
 		return false
 	}
-	for _, c := range s {
-		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f') {
-			return false
-		}
+	s = s[:64]
+	digits := uint64(bytes80)
+	for i := 0; i < 64; i += 8 {
+		digits &= hexDigits8(binary.LittleEndian.Uint64(s[i:]))
 	}
-	return true
+	return digits == bytes80
+}
+
+// decodeHexHash decodes s, when it is 64 lower-case hex digits, into dst.
+func decodeHexHash(dst *[sha256.Size]byte, s []byte) bool {
+	if len(s) != 2*sha256.Size {
+		return false
+	}
+	s = s[:2*sha256.Size]
+	digits := uint64(bytes80)
+	for i := 0; i < 2*sha256.Size; i += 8 {
+		x := binary.LittleEndian.Uint64(s[i:])
+		digits &= hexDigits8(x)
+		binary.LittleEndian.PutUint32(dst[i/2:], unhex8(x))
+	}
+	return digits == bytes80
 }

@@ -227,3 +227,24 @@ func (s *SQLite) Heads(ctx context.Context, sessionID string) ([][]byte, error) 
 	}
 	return heads, nil
 }
+
+// Head returns the audit head stored with event seq of a session (see
+// Store).
+func (s *SQLite) Head(ctx context.Context, sessionID string, seq uint64) ([]byte, error) {
+	what := fmt.Sprintf("session %s: audit head of seq %d", sessionID, seq)
+	tx, last, err := s.readLastSeq(ctx, what, sessionID)
+	if err != nil {
+		return nil, err
+	}
+	defer tx.Rollback()
+	if seq == 0 || seq > last {
+		return nil, fmt.Errorf("session %s: no event of seq %d (the session ends at seq %d)", sessionID, seq, last)
+	}
+	var mac []byte
+	err = tx.QueryRowContext(ctx, `SELECT audit_mac FROM events INDEXED BY events_audit_heads WHERE session_id = ? AND seq = ?`,
+		sessionID, seq).Scan(&mac)
+	if err != nil {
+		return nil, s.dbErr(what, err)
+	}
+	return mac, nil
+}

@@ -82,6 +82,12 @@ type Store interface {
 	// fork's copied events have their source's. len(heads) is LastSeq. An
 	// unknown id is ErrNotFound.
 	Heads(ctx context.Context, sessionID string) ([][]byte, error)
+	// Head returns the audit head stored with the event seq of a session
+	// (nil when none was), without reading the others: continuing a
+	// session checks its audit log against the last one. An unknown id
+	// is ErrNotFound; a seq the session does not hold is an error naming
+	// both.
+	Head(ctx context.Context, sessionID string, seq uint64) ([]byte, error)
 	// Load returns a session's events in seq order, decoded with
 	// event.Decode. An unknown id is ErrNotFound. A stored event that no
 	// longer decodes is an error naming the session and the seq; it is

@@ -209,8 +209,21 @@ func TestAuditVerifyAndRunRefuseATamperedLog(t *testing.T) {
 			!strings.Contains(r.Bad.Reason, "the store holds for seq 3") || r.Path != path || r.SessionID != id || !r.Stored {
 			t.Errorf("audit verify --json: exit %d, %+v (bad %+v)", res.code, r, r.Bad)
 		}
-		if res := h.run(t, "run", "--session", id, "third"); res.code != 1 || !strings.Contains(res.stderr, "record 2 (line 3)") {
-			t.Errorf("run: exit %d, stderr %q", res.code, res.stderr)
+		// A continuation checks the count and the last head (every MAC
+		// covers the one before): the store's last head changed is
+		// refused there too.
+		var last uint64
+		var lastHead []byte
+		must(t, db.QueryRow(`SELECT seq, audit_mac FROM events WHERE session_id = ? ORDER BY seq DESC LIMIT 1`, id).Scan(&last, &lastHead))
+		_, err = db.Exec(`UPDATE events SET audit_mac = ? WHERE session_id = ? AND seq = ?`, bad, id, last)
+		must(t, err)
+		defer func() {
+			_, err := db.Exec(`UPDATE events SET audit_mac = ? WHERE session_id = ? AND seq = ?`, lastHead, id, last)
+			must(t, err)
+		}()
+		want := fmt.Sprintf("record %d (line %d)", last-1, last)
+		if res := h.run(t, "run", "--session", id, "third"); res.code != 1 || !strings.Contains(res.stderr, want) {
+			t.Errorf("run: exit %d, stderr %q, want %q", res.code, res.stderr, want)
 		}
 	})
 

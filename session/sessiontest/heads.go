@@ -61,6 +61,18 @@ func testHeads(t *testing.T, h *harness) {
 	want := append([][]byte{nil, nil}, headsOf("h", 3, 5)...)
 	want = append(want, nil, head("h", 7), nil)
 	sameHeads(t, "stored", heads(t, s, "h"), want)
+	for seq := uint64(1); seq <= 8; seq++ {
+		got, err := s.Head(ctx, "h", seq)
+		must(t, err, fmt.Sprintf("head of seq %d", seq))
+		sameHeads(t, fmt.Sprintf("head of seq %d", seq), [][]byte{got}, want[seq-1:seq])
+	}
+	for _, seq := range []uint64{0, 9} {
+		if _, err := s.Head(ctx, "h", seq); err == nil || !strings.Contains(err.Error(), "session h") {
+			t.Fatalf("head of seq %d, which session h does not hold: %v", seq, err)
+		}
+	}
+	_, err := s.Head(ctx, "ghost", 1)
+	wantIs(t, err, session.ErrNotFound, "head of an unknown session")
 	sameJSON(t, load(t, s, "h"), notes("h", 1, 8))
 	if got := info(t, s, "h"); got.LastSeq != 8 || got.Events != 8 {
 		t.Fatalf("info %+v", got)
@@ -68,7 +80,7 @@ func testHeads(t *testing.T, h *harness) {
 	// A session with its own heads is not another's.
 	must(t, s.AppendWithHeads(ctx, notes("h2", 1, 1), headsOf("h2", 1, 1)), "another session")
 	sameHeads(t, "another session", heads(t, s, "h2"), headsOf("h2", 1, 1))
-	_, err := s.Heads(ctx, "ghost")
+	_, err = s.Heads(ctx, "ghost")
 	wantIs(t, err, session.ErrNotFound, "heads of an unknown session")
 	// The caller's slices are not kept.
 	mine := head("h", 9)
