@@ -721,3 +721,52 @@ func benchBinary(b *testing.B) string {
 	}
 	return bin
 }
+
+// BenchmarkSubscribeSessionBackfill100k: a follower (Engine.SubscribeSession)
+// reads the generated 100 000-event session back from its store (real
+// SQLite), from its first event to its last, a page at a time.
+func BenchmarkSubscribeSessionBackfill100k(b *testing.B) {
+	ls := generatedSessions(b)
+	last := ls.events[100_000]
+	ctx := context.Background()
+	st, err := session.OpenSQLite(ctx, session.SQLiteConfig{Path: session.DefaultPath(ls.homes[100_000])})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer st.Close()
+	e, err := engine.New(engine.Deps{Store: st})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	var got uint64
+	for b.Loop() {
+		fctx, cancel := context.WithCancel(ctx)
+		ch, err := e.SubscribeSession(fctx, benchSessionID, 0)
+		if err != nil {
+			b.Fatal(err)
+		}
+		var seq uint64
+		for ev := range ch {
+			if ev.Ephemeral {
+				b.Fatalf("ephemeral event during the backfill: %+v", ev)
+			}
+			if ev.Seq != seq+1 {
+				b.Fatalf("seq %d after %d", ev.Seq, seq)
+			}
+			seq = ev.Seq
+			got++
+			if seq == last {
+				break
+			}
+		}
+		cancel()
+		for range ch { // the follower ends, closing ch
+		}
+		if seq != last {
+			b.Fatalf("the follower stopped at seq %d of %d", seq, last)
+		}
+	}
+	b.ReportMetric(float64(got)/b.Elapsed().Seconds(), "events/s")
+	b.ReportMetric(float64(last), "events")
+}
