@@ -188,6 +188,7 @@ func (e *Engine) hold(ctx context.Context, sessionID string, write bool) (*sessi
 	}
 	if s.st.seq == 0 {
 		release()
+		e.forgetEmpty(s)
 		return nil, nil, fmt.Errorf("%w: %s", ErrUnknownSession, sessionID)
 	}
 	return s, release, nil
@@ -212,4 +213,17 @@ func isPoint(points []checkpoint.Point, seq uint64) bool {
 		}
 	}
 	return false
+}
+
+// forgetEmpty drops a session that a lookup made and no event fills, so
+// that asking after unknown sessions keeps nothing in memory.
+func (e *Engine) forgetEmpty(s *session) {
+	e.sessMu.Lock()
+	defer e.sessMu.Unlock()
+	s.emitMu.Lock()
+	empty := s.st.seq == 0
+	s.emitMu.Unlock()
+	if empty && e.sessions[s.id] == s {
+		delete(e.sessions, s.id)
+	}
 }

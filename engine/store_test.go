@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"path/filepath"
 	"reflect"
 	"slices"
@@ -698,5 +699,27 @@ func TestSessionHeldByAnotherProcess(t *testing.T) {
 	}
 	if len(evs) != 1 {
 		t.Fatalf("%d events stored, want the 1 from before", len(evs))
+	}
+}
+
+// TestUnknownSessionsKeepNothing: asking the points of sessions the store
+// does not have answers nil and leaves nothing in the engine's memory.
+func TestUnknownSessionsKeepNothing(t *testing.T) {
+	st := openStore(t, t.TempDir())
+	e, _ := storeEngine(t, st, nil, nil, nil)
+	for i := range 3 {
+		id := fmt.Sprintf("ghost-%d", i)
+		if pts := e.RewindPoints(id); pts != nil {
+			t.Fatalf("points of %s: %v", id, pts)
+		}
+		if _, err := e.RewindPlan(id, 1); !errors.Is(err, ErrUnknownSession) {
+			t.Fatalf("plan of %s: %v", id, err)
+		}
+	}
+	e.sessMu.Lock()
+	n := len(e.sessions)
+	e.sessMu.Unlock()
+	if n != 0 {
+		t.Fatalf("%d sessions kept for unknown ids", n)
 	}
 }
