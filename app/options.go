@@ -56,6 +56,9 @@ type Options struct {
 	// MaxIterations bounds the model rounds of a turn (0:
 	// engine.DefaultMaxIterations).
 	MaxIterations int
+	// ApprovalTimeout is how long a call waits for the user's answer
+	// before it is refused (0: engine.DefaultApprovalTimeout).
+	ApprovalTimeout time.Duration
 	// KnowledgeBases are the bases whose tools the agent gets (none: no
 	// knowledge tools), or that a quick answer searches (none: all of
 	// them). Each must exist.

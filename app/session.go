@@ -101,6 +101,7 @@ func (s *Settings) Open(ctx context.Context) (_ *Session, err error) {
 	}
 	deps.Tools = ses.tools.reg
 	deps.MaxIterations = o.MaxIterations
+	deps.ApprovalTimeout = o.ApprovalTimeout
 	// The engine reads the stored events back before the session's first
 	// turn: Open reads none of them.
 	deps.Store = ses.live.store

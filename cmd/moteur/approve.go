@@ -174,8 +174,11 @@ func answerCommands(id string) string {
 
 // minutes says a duration the way people do: "10 min", "90 s".
 func minutes(d time.Duration) string {
-	if d >= time.Minute && d%time.Minute == 0 {
+	switch {
+	case d >= time.Minute && d%time.Minute == 0:
 		return fmt.Sprintf("%d min", d/time.Minute)
+	case d < time.Second:
+		return d.String()
 	}
 	return d.Round(time.Second).String()
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -26,12 +27,16 @@ type agentFlags struct {
 	sandbox string
 	// kb are the knowledge bases whose tools the agent gets (--kb).
 	kb []string
+	// approvalTimeout is how long a call waits for an answer.
+	approvalTimeout time.Duration
 }
 
 func addAgentFlags(cmd *cobra.Command, f *agentFlags) {
 	fl := cmd.Flags()
 	fl.StringVar(&f.session, "session", "", "session to continue, or to start under this id (default: a new session)")
 	fl.IntVar(&f.maxIterations, "max-iterations", engine.DefaultMaxIterations, "most model rounds in a turn")
+	fl.DurationVar(&f.approvalTimeout, "approval-timeout", engine.DefaultApprovalTimeout,
+		"how long a call waits for the user's answer before it is refused (e.g. 30s, 2h)")
 	fl.StringVar(&f.mode, "mode", "", "access mode for this run: read_only, confirm or auto_write\n"+
 		"(default: the config file's mode; never looser than the organisation policy's min_mode)")
 	fl.StringArrayVar(&f.allow, "allow", nil, "allow the calls this rule covers without asking, for this run only,\n"+
@@ -72,6 +77,9 @@ const agentHelp = "Tools: the agent reads, writes and searches the project's fil
 func checkAgentFlags(g *globalFlags, f *agentFlags) error {
 	if _, err := langFlag(g.lang); err != nil {
 		return err
+	}
+	if f.approvalTimeout <= 0 {
+		return usageErrorf("invalid --approval-timeout %s: want a positive duration (e.g. 30s, 10m)", f.approvalTimeout)
 	}
 	if f.maxIterations < 1 {
 		return usageErrorf("invalid --max-iterations %d: want 1 or more", f.maxIterations)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"github.com/moteur/moteur/llm"
 	"net/http"
 	"os"
 	"strings"
@@ -196,4 +197,37 @@ func TestTerminalQuestionAnsweredFromAnotherProcess(t *testing.T) {
 	if p := payloads[event.PermissionResolvedPayload](h.load(t, "s-elsewhere")); len(p) != 1 || !p[0].Allow || p[0].By != "user" {
 		t.Errorf("resolved %+v", p)
 	}
+}
+
+// TestApprovalTimeoutFlag: a request nobody answers is refused once
+// --approval-timeout has passed, the hint says how long it waits, and the
+// call does not run.
+func TestApprovalTimeoutFlag(t *testing.T) {
+	srv := openaitest.NewServer(t, openaitest.Calls("call_1", "test_write", writeArgs), openaitest.Answer("not written"))
+	h := newHarness(t, srv.BaseURL())
+	ran := h.withWriteTool(t)
+	_, errOut, code := h.started(t, "run", "--wait-approvals", "--approval-timeout", "200ms", "--mode", "confirm", "--session", "s-late", "write it")
+	errOut.waitFor("moteur sessions approve s-late 1", 1)
+	if c := <-code; c != 0 {
+		t.Fatalf("run: exit %d, stderr %q", c, errOut.String())
+	}
+	if !strings.Contains(errOut.String(), "200ms") {
+		t.Errorf("the hint does not say how long the request waits: %q", errOut.String())
+	}
+	if ran.Load() != 0 {
+		t.Fatalf("test_write ran %d times after the timeout", ran.Load())
+	}
+	reqs := srv.Requests()
+	if len(reqs) != 2 || !strings.Contains(lastToolContent(reqs[1].Messages), "did not answer") {
+		t.Fatalf("the model was not told the request timed out: %d requests", len(reqs))
+	}
+}
+
+func lastToolContent(msgs []llm.Message) string {
+	for i := len(msgs) - 1; i >= 0; i-- {
+		if msgs[i].Role == llm.RoleTool {
+			return msgs[i].Content
+		}
+	}
+	return ""
 }

@@ -35,6 +35,7 @@ func (f *agentFlags) apply(o *app.Options) {
 	o.Allow = f.allow
 	o.Sandbox = f.sandbox
 	o.MaxIterations = f.maxIterations
+	o.ApprovalTimeout = f.approvalTimeout
 	o.KnowledgeBases = f.kb
 }
 

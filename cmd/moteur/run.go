@@ -43,7 +43,7 @@ func (c *cli) runCmd(g *globalFlags) *cobra.Command {
 			"new session under that id. A session is used by one process at a time.\n\n" +
 			agentHelp + "\n" +
 			"With --wait-approvals, a request asked when standard input is not a terminal is not refused: it\n" +
-			"waits, up to the approval timeout (10 min), for an answer given from another terminal with\n" +
+			"waits, up to the approval timeout (--approval-timeout, 10 min by default), for an answer given from another terminal with\n" +
 			"moteur sessions approve ID N or moteur sessions deny ID N (moteur sessions pending lists them),\n" +
 			"and standard error says so, once per request. On a terminal the question is asked as usual, and\n" +
 			"an answer given elsewhere first counts too.\n\n" +
@@ -203,7 +203,7 @@ func (c *cli) openAgent(ctx context.Context, g *globalFlags, f *agentFlags) (*ag
 	return &agent{
 		Session: s, events: s.Engine.Subscribe(), stderr: stderr,
 		approvals: &approvals{eng: s.Engine, w: stderr, refusal: noTerminalRefusal(st.Permissions.Mode(), st.Floor, policyPath),
-			timeout: engine.DefaultApprovalTimeout},
+			timeout: f.approvalTimeout},
 	}, nil
 }
 

@@ -171,6 +171,7 @@ func TestRunUsageErrors(t *testing.T) {
 		{"run", "--bogus", "hi"},
 		{"run", "--lang", "de", "hi"},
 		{"run", "--max-iterations", "0", "hi"},
+		{"run", "--approval-timeout", "0s", "hi"},
 		{"run", "--session", "../escape", "hi"},
 		{"nosuchcommand"},
 	} {
