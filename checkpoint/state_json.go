@@ -1,93 +1,84 @@
 package checkpoint
 
-import (
-	"encoding/json"
-	"fmt"
-)
+import "fmt"
 
-// stateJSON is the encoding of a State: what a snapshot of a session keeps
-// of its rewind state, so that a long session resumes without replaying its
-// events.
-type stateJSON struct {
+// StateData is a State's content as plain values: what a snapshot of a
+// session keeps of its rewind state, so that a long session resumes without
+// replaying its events. It encodes as JSON with no method of its own, so a
+// snapshot decodes in one pass.
+type StateData struct {
 	Session string                 `json:"session,omitempty"`
 	Last    uint64                 `json:"last,omitempty"`
 	Points  []Point                `json:"points,omitempty"`
-	Files   map[string][]writeJSON `json:"files,omitempty"`
+	Files   map[string][]WriteData `json:"files,omitempty"`
 	Calls   []Call                 `json:"calls,omitempty"`
 }
 
-type writeJSON struct {
+// WriteData is one change of one file (see write).
+type WriteData struct {
 	Call   Call   `json:"call"`
 	Before string `json:"before,omitempty"`
 	After  string `json:"after,omitempty"`
 }
 
-// MarshalJSON encodes the state; UnmarshalJSON of the result gives a state
-// equal to it, that goes on the same way with the events that follow.
-func (s *State) MarshalJSON() ([]byte, error) {
+// Data returns the state's content; FromData of it gives a state equal to
+// this one, that goes on the same way with the events that follow.
+func (s *State) Data() StateData {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	j := stateJSON{Session: s.session, Last: s.last, Points: s.points, Calls: s.calls}
+	d := StateData{Session: s.session, Last: s.last, Points: s.points, Calls: s.calls}
 	if len(s.files) > 0 {
-		j.Files = make(map[string][]writeJSON, len(s.files))
+		d.Files = make(map[string][]WriteData, len(s.files))
 		for p, ws := range s.files {
-			out := make([]writeJSON, len(ws))
+			out := make([]WriteData, len(ws))
 			for i, w := range ws {
-				out[i] = writeJSON{Call: w.call, Before: w.before, After: w.after}
+				out[i] = WriteData{Call: w.call, Before: w.before, After: w.after}
 			}
-			j.Files[p] = out
+			d.Files[p] = out
 		}
 	}
-	return json.Marshal(j)
+	return d
 }
 
-// UnmarshalJSON replaces the state with the one data encodes. Points,
-// writes and calls must be in increasing seq order, none after Last.
-func (s *State) UnmarshalJSON(data []byte) error {
-	var j stateJSON
-	if err := json.Unmarshal(data, &j); err != nil {
-		return fmt.Errorf("rewind state: %w", err)
+// FromData is the state d describes. Points, writes and calls must be in
+// increasing seq order, none after Last: the plans rely on that order.
+func FromData(d StateData) (*State, error) {
+	if err := d.check(); err != nil {
+		return nil, fmt.Errorf("rewind state: %w", err)
 	}
-	if err := j.check(); err != nil {
-		return fmt.Errorf("rewind state: %w", err)
-	}
-	files := make(map[string][]write, len(j.Files))
-	for p, ws := range j.Files {
+	files := make(map[string][]write, len(d.Files))
+	for p, ws := range d.Files {
 		out := make([]write, len(ws))
 		for i, w := range ws {
 			out[i] = write{call: w.Call, before: w.Before, after: w.After}
 		}
 		files[p] = out
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.session, s.last, s.points, s.files, s.calls = j.Session, j.Last, j.Points, files, j.Calls
-	return nil
+	return &State{session: d.Session, last: d.Last, points: d.Points, files: files, calls: d.Calls}, nil
 }
 
-// check refuses an encoding no sequence of events could have produced:
-// the plans rely on the seq order.
-func (j *stateJSON) check() error {
+// check refuses content no sequence of events could have produced.
+func (d *StateData) check() error {
 	prev := uint64(0)
-	for _, p := range j.Points {
-		if p.Seq <= prev || p.Seq > j.Last {
-			return fmt.Errorf("point at seq %d out of order (last %d)", p.Seq, j.Last)
+	for _, p := range d.Points {
+		if p.Seq <= prev || p.Seq > d.Last {
+			return fmt.Errorf("point at seq %d out of order (last %d)", p.Seq, d.Last)
 		}
 		prev = p.Seq
 	}
-	for path, ws := range j.Files {
+	for path, ws := range d.Files {
 		prev = 0
 		for _, w := range ws {
-			if w.Call.Seq < prev || w.Call.Seq > j.Last {
-				return fmt.Errorf("write of %s at seq %d out of order (last %d)", path, w.Call.Seq, j.Last)
+			if w.Call.Seq < prev || w.Call.Seq > d.Last {
+				return fmt.Errorf("write of %s at seq %d out of order (last %d)", path, w.Call.Seq, d.Last)
 			}
 			prev = w.Call.Seq
 		}
 	}
 	prev = 0
-	for _, c := range j.Calls {
-		if c.Seq < prev || c.Seq > j.Last {
-			return fmt.Errorf("call at seq %d out of order (last %d)", c.Seq, j.Last)
+	for _, c := range d.Calls {
+		if c.Seq < prev || c.Seq > d.Last {
+			return fmt.Errorf("call at seq %d out of order (last %d)", c.Seq, d.Last)
 		}
 		prev = c.Seq
 	}

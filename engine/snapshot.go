@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -30,7 +31,7 @@ const DefaultSnapshotEvery = 500
 
 // snapshotVersion is the encoding's version; another is rebuilt from the
 // events.
-const snapshotVersion = 1
+const snapshotVersion = 2
 
 // snapshotStore is implemented by stores that keep snapshots
 // (session.Store).
@@ -39,32 +40,33 @@ type snapshotStore interface {
 	LatestSnapshot(ctx context.Context, sessionID string) (storage.Snapshot, bool, error)
 }
 
-// snapshotFile is the stored form: the state's encoding and its SHA-256.
-type snapshotFile struct {
-	V     int             `json:"v"`
-	Sum   string          `json:"sha256"`
-	State json.RawMessage `json:"state"`
+// snapshotHeader is the first line of the stored form: the version and
+// the SHA-256 of what follows the line, the state's JSON. The state is not
+// nested in the header, so that reading a snapshot scans it once.
+type snapshotHeader struct {
+	V   int    `json:"v"`
+	Sum string `json:"sha256"`
 }
 
 // stateJSON is the encoding of a state.
 type stateJSON struct {
-	Session     string            `json:"session"`
-	Seq         uint64            `json:"seq"`
-	Last        mark              `json:"last"`
-	PermSeq     uint64            `json:"perm_seq,omitempty"`
-	Remote      bool              `json:"remote,omitempty"`
-	Sensitive   bool              `json:"sensitive,omitempty"`
-	Note        string            `json:"note,omitempty"`
-	History     []llm.Message     `json:"history"`
-	Rewind      *checkpoint.State `json:"rewind"`
-	PointLen    map[uint64]int    `json:"point_len,omitempty"`
-	Prompts     map[uint64]string `json:"prompts,omitempty"`
-	CompactedAt uint64            `json:"compacted_at,omitempty"`
-	Scale       float64           `json:"scale,omitempty"`
-	LastUsage   *llm.Usage        `json:"last_usage,omitempty"`
-	UsageAt     int               `json:"usage_at,omitempty"`
-	Round       *roundJSON        `json:"round,omitempty"`
-	Aliases     []cite.Ref        `json:"aliases,omitempty"`
+	Session     string               `json:"session"`
+	Seq         uint64               `json:"seq"`
+	Last        mark                 `json:"last"`
+	PermSeq     uint64               `json:"perm_seq,omitempty"`
+	Remote      bool                 `json:"remote,omitempty"`
+	Sensitive   bool                 `json:"sensitive,omitempty"`
+	Note        string               `json:"note,omitempty"`
+	History     []llm.Message        `json:"history"`
+	Rewind      checkpoint.StateData `json:"rewind"`
+	PointLen    map[uint64]int       `json:"point_len,omitempty"`
+	Prompts     map[uint64]string    `json:"prompts,omitempty"`
+	CompactedAt uint64               `json:"compacted_at,omitempty"`
+	Scale       float64              `json:"scale,omitempty"`
+	LastUsage   *llm.Usage           `json:"last_usage,omitempty"`
+	UsageAt     int                  `json:"usage_at,omitempty"`
+	Round       *roundJSON           `json:"round,omitempty"`
+	Aliases     []cite.Ref           `json:"aliases,omitempty"`
 }
 
 type roundJSON struct {
@@ -78,7 +80,7 @@ type roundJSON struct {
 // encode is the snapshot of st.
 func (st *state) encode() ([]byte, error) {
 	j := stateJSON{Session: st.id, Seq: st.seq, Last: st.last, PermSeq: st.permSeq, Remote: st.remote,
-		Sensitive: st.sensitive, Note: st.note, History: st.history, Rewind: st.rewind, PointLen: st.pointLen,
+		Sensitive: st.sensitive, Note: st.note, History: st.history, Rewind: st.rewind.Data(), PointLen: st.pointLen,
 		Prompts: st.prompts, CompactedAt: st.compactedAt, Scale: st.scale, LastUsage: st.lastUsage,
 		UsageAt: st.usageAt, Aliases: st.aliases.Refs()}
 	if r := st.round; r != nil {
@@ -89,31 +91,43 @@ func (st *state) encode() ([]byte, error) {
 		return nil, fmt.Errorf("session %s: encode the state at seq %d: %w", st.id, st.seq, err)
 	}
 	sum := sha256.Sum256(raw)
-	return json.Marshal(snapshotFile{V: snapshotVersion, Sum: hex.EncodeToString(sum[:]), State: raw})
+	head, err := json.Marshal(snapshotHeader{V: snapshotVersion, Sum: hex.EncodeToString(sum[:])})
+	if err != nil {
+		return nil, err
+	}
+	return append(append(head, '\n'), raw...), nil
 }
 
 // decodeState reads a snapshot of session id taken at seq.
 func decodeState(id string, seq uint64, data []byte) (*state, error) {
-	var f snapshotFile
-	if err := json.Unmarshal(data, &f); err != nil {
-		return nil, fmt.Errorf("does not decode: %w", err)
+	line, raw, ok := bytes.Cut(data, []byte{'\n'})
+	var h snapshotHeader
+	if !ok {
+		return nil, errors.New("it has no header line")
 	}
-	if f.V != snapshotVersion {
-		return nil, fmt.Errorf("version %d, this engine reads %d", f.V, snapshotVersion)
+	if err := json.Unmarshal(line, &h); err != nil {
+		return nil, fmt.Errorf("its header does not decode: %w", err)
 	}
-	if sum := sha256.Sum256(f.State); hex.EncodeToString(sum[:]) != f.Sum {
+	if h.V != snapshotVersion {
+		return nil, fmt.Errorf("version %d, this engine reads %d", h.V, snapshotVersion)
+	}
+	if sum := sha256.Sum256(raw); hex.EncodeToString(sum[:]) != h.Sum {
 		return nil, errors.New("its checksum does not match its content")
 	}
-	j := stateJSON{Rewind: &checkpoint.State{}}
-	if err := json.Unmarshal(f.State, &j); err != nil {
+	var j stateJSON
+	if err := json.Unmarshal(raw, &j); err != nil {
 		return nil, fmt.Errorf("state does not decode: %w", err)
+	}
+	rewind, err := checkpoint.FromData(j.Rewind)
+	if err != nil {
+		return nil, err
 	}
 	if j.Session != id || j.Seq != seq {
 		return nil, fmt.Errorf("it describes session %q at seq %d", j.Session, j.Seq)
 	}
 	st := newState(id)
 	st.seq, st.last, st.permSeq, st.remote, st.sensitive, st.note = j.Seq, j.Last, j.PermSeq, j.Remote, j.Sensitive, j.Note
-	st.history, st.rewind, st.compactedAt, st.scale = j.History, j.Rewind, j.CompactedAt, j.Scale
+	st.history, st.rewind, st.compactedAt, st.scale = j.History, rewind, j.CompactedAt, j.Scale
 	st.lastUsage, st.usageAt = j.LastUsage, j.UsageAt
 	if j.PointLen != nil {
 		st.pointLen = j.PointLen

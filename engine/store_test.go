@@ -582,19 +582,18 @@ func TestSnapshotThatDoesNotMatchIsSetAside(t *testing.T) {
 		"garbage": func(*testing.T, []byte, *state) []byte { return []byte("{not json") },
 		"checksum": func(t *testing.T, data []byte, _ *state) []byte {
 			// The history edited, the checksum kept.
-			var f snapshotFile
-			if err := json.Unmarshal(data, &f); err != nil {
-				t.Fatal(err)
+			out := strings.Replace(string(data), `"q2"`, `"q?"`, 1)
+			if out == string(data) {
+				t.Fatal("nothing to edit in the snapshot")
 			}
-			f.State = json.RawMessage(strings.Replace(string(f.State), `"q2"`, `"q?"`, 1))
-			out, err := json.Marshal(f)
-			if err != nil {
-				t.Fatal(err)
-			}
-			return out
+			return []byte(out)
 		},
 		"version": func(t *testing.T, data []byte, _ *state) []byte {
-			return []byte(strings.Replace(string(data), `{"v":1,`, `{"v":99,`, 1))
+			out := strings.Replace(string(data), `{"v":2,`, `{"v":99,`, 1)
+			if out == string(data) {
+				t.Fatal("no version to change in the snapshot")
+			}
+			return []byte(out)
 		},
 		"impossible": func(t *testing.T, _ []byte, st *state) []byte {
 			st.usageAt = len(st.history) + 5
