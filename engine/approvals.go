@@ -118,18 +118,11 @@ wait:
 	}
 	// Ending the request takes the answer when one came first, whatever
 	// woke the wait.
-	r, ok, err := a.backend.withdraw(context.WithoutCancel(ctx), id, or(by, "answered"))
+	r, ok, err := a.backend.withdraw(context.WithoutCancel(ctx), id, orDefault(by, "answered"))
 	if err == nil && ok {
 		return r, "user"
 	}
-	return Reply{}, or(by, "cancelled")
-}
-
-func or(s, def string) string {
-	if s == "" {
-		return def
-	}
-	return s
+	return Reply{}, orDefault(by, "cancelled")
 }
 
 // withdraw ends a request that no turn waits for any more.
