@@ -39,6 +39,18 @@ type Change struct {
 	After  string `json:"after,omitempty"`
 }
 
+// Attachment is content a call returned that the model does not read as
+// text (an image an MCP tool gave back): kept in the blobs by its SHA-256,
+// with its MIME type, and described to the model in words until images
+// reach models.
+type Attachment struct {
+	MIME   string `json:"mime"`
+	SHA256 string `json:"sha256"`
+	Size   int64  `json:"size"`
+	// Name is where it came from (a resource URI, a file name); may be empty.
+	Name string `json:"name,omitempty"`
+}
+
 // Blobs keeps file contents by their SHA-256 (hex): a file tool saves the
 // content it is about to replace, so a rewind can bring it back.
 type Blobs interface {

@@ -4,6 +4,7 @@ import (
 	"github.com/moteur/moteur/cite"
 	"github.com/moteur/moteur/effect"
 	"github.com/moteur/moteur/llm"
+	"slices"
 )
 
 // SessionStartedPayload opens a session: what it runs with.
@@ -136,13 +137,25 @@ type ToolResultPayload struct {
 	// to what they stand for; Restore rebuilds the session's aliases
 	// from them.
 	References []cite.Ref `json:"references,omitempty"`
+	// Attachments are what the call returned besides text (images), kept
+	// in the blobs by their SHA-256.
+	Attachments []effect.Attachment `json:"attachments,omitempty"`
 }
 
-// masked implements masker: what the tool gave back, and what its
-// references show of the documents. Changes are paths and content hashes.
+// masked implements masker: what the tool gave back, what its references
+// show of the documents, and where its attachments came from. Changes are
+// paths and content hashes.
 func (p ToolResultPayload) masked() any {
 	maskField(&p.Content)
 	p.References = maskRefs(p.References)
+	if len(p.Attachments) > 0 {
+		// A name may be a URI that carries a token; the rest are hashes,
+		// sizes and MIME types.
+		p.Attachments = slices.Clone(p.Attachments)
+		for i := range p.Attachments {
+			maskField(&p.Attachments[i].Name)
+		}
+	}
 	return p
 }
 
@@ -213,6 +226,24 @@ func (p ErrorPayload) masked() any {
 type DeltaPayload struct {
 	Text  string `json:"text"`
 	Round int    `json:"round"`
+}
+
+// ToolProgressPayload is what a running call said of how far it got (an
+// MCP server's progress notification): shown while the call runs, never
+// kept.
+type ToolProgressPayload struct {
+	CallID  string  `json:"call_id"`
+	Name    string  `json:"name"`
+	Message string  `json:"message,omitempty"`
+	Done    float64 `json:"done"`
+	Total   float64 `json:"total,omitempty"`
+	Round   int     `json:"round"`
+}
+
+// masked implements masker: a server's words about its work.
+func (p ToolProgressPayload) masked() any {
+	maskField(&p.Message)
+	return p
 }
 
 // masked implements masker: a fragment of the model's text.
@@ -322,14 +353,18 @@ func (p ProviderSelectedPayload) masked() any {
 
 // MCPServerInfo describes an MCP server in use.
 type MCPServerInfo struct {
-	Name  string   `json:"name"`
-	Tools []string `json:"tools,omitempty"`
+	Name string `json:"name"`
+	// Transport is stdio, http or sse.
+	Transport string   `json:"transport,omitempty"`
+	Tools     []string `json:"tools,omitempty"`
 }
 
 // McpServerDownPayload reports an MCP server that could not be reached.
 type McpServerDownPayload struct {
-	Name  string `json:"name"`
-	Error string `json:"error"`
+	Name string `json:"name"`
+	// Transport is stdio, http or sse.
+	Transport string `json:"transport,omitempty"`
+	Error     string `json:"error"`
 }
 
 // masked implements masker: the error may quote the server's command

@@ -29,6 +29,7 @@ const (
 	KnowledgeRetrieved  Type = "KnowledgeRetrieved"
 	AssistantDelta      Type = "AssistantDelta"
 	ReasoningDelta      Type = "ReasoningDelta"
+	ToolProgress        Type = "ToolProgress"
 )
 
 // Spec is the explicit decision taken for an event type: whether it is
@@ -69,6 +70,7 @@ var specs = map[Type]Spec{
 	KnowledgeRetrieved:  spec[KnowledgeRetrievedPayload](true, "adds its references to the session's citation aliases"),
 	AssistantDelta:      spec[DeltaPayload](false, ""),
 	ReasoningDelta:      spec[DeltaPayload](false, ""),
+	ToolProgress:        spec[ToolProgressPayload](false, ""),
 }
 
 // SpecOf returns the decision for t; ok is false for a type this version
