@@ -34,6 +34,7 @@ func samples() []Event {
 		Error:            ErrorPayload{Message: "m", Kind: "provider", Status: 500, Transient: true},
 		AssistantDelta:   DeltaPayload{Text: "x", Round: 1},
 		ReasoningDelta:   DeltaPayload{Text: "y", Round: 1},
+		ToolProgress:     ToolProgressPayload{CallID: "c1", Name: "mcp_everything_longRunningOperation", Message: "step 2", Done: 2, Total: 5, Round: 1},
 		PermissionRequested: PermissionRequestedPayload{ID: "s-1", Number: 1, CallID: "c", Tool: "write_file",
 			Summary: "write a.txt", Risk: "write", Sandboxed: true},
 		PermissionResolved: PermissionResolvedPayload{ID: "s-1", CallID: "c", Tool: "write_file", Allow: false, By: "user", Reason: "non"},
