@@ -77,10 +77,15 @@ func (s *State) Plan(root string, toSeq uint64) (Plan, error) {
 	var todo []pending
 	plan := Plan{ToSeq: toSeq}
 
-	s.mu.RLock()
+	s.mu.Lock()
+	s.loadPoints()
+	if s.olderErr != nil {
+		s.mu.Unlock()
+		return Plan{}, s.olderErr
+	}
 	i := sort.Search(len(s.points), func(i int) bool { return s.points[i].Seq >= toSeq })
 	if i == len(s.points) || s.points[i].Seq != toSeq {
-		s.mu.RUnlock()
+		s.mu.Unlock()
 		return Plan{}, fmt.Errorf("%w: seq %d", ErrNotAPoint, toSeq)
 	}
 	for p, ws := range s.files {
@@ -90,7 +95,7 @@ func (s *State) Plan(root string, toSeq uint64) (Plan, error) {
 	}
 	j := sort.Search(len(s.calls), func(j int) bool { return s.calls[j].Seq > toSeq })
 	plan.NotUndoable = append([]Call(nil), s.calls[j:]...)
-	s.mu.RUnlock()
+	s.mu.Unlock()
 
 	// The disk is read outside the lock: events keep being applied while
 	// files are hashed.

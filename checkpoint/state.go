@@ -63,9 +63,16 @@ type State struct {
 	mu      sync.RWMutex
 	session string
 	last    uint64
-	points  []Point            // by increasing Seq
-	files   map[string][]write // by path, each by increasing Seq
-	calls   []Call             // by increasing Seq
+	points  []Point // by increasing Seq, after those of older
+	// older are the points a snapshot held (FromSplit), still in their
+	// JSON form: a turn only appends points and only a rewind reads them,
+	// so continuing a long session need not decode one per turn since it
+	// began. loadPoints decodes them when first read; olderErr is why
+	// they could not be.
+	older    []byte
+	olderErr error
+	files    map[string][]write // by path, each by increasing Seq
+	calls    []Call             // by increasing Seq
 }
 
 // Apply feeds the state with the session's next event.
@@ -171,6 +178,7 @@ func (s *State) rewound(seq uint64, p event.RewoundPayload) {
 		}
 	}
 	if p.Mode == modeConversation || p.Mode == modeBoth {
+		s.loadPoints()
 		n := sort.Search(len(s.points), func(i int) bool { return s.points[i].Seq > p.ToSeq })
 		s.points = s.points[:n]
 	}
@@ -178,8 +186,9 @@ func (s *State) rewound(seq uint64, p event.RewoundPayload) {
 
 // Points returns the session's rewind points, most recent first.
 func (s *State) Points() []Point {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.loadPoints()
 	out := make([]Point, len(s.points))
 	for i, p := range s.points {
 		out[len(out)-1-i] = p

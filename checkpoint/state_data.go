@@ -1,6 +1,11 @@
 package checkpoint
 
-import "fmt"
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+)
 
 // StateData is a State's content as plain values: what a snapshot of a
 // session keeps of its rewind state, so that a long session resumes without
@@ -24,8 +29,14 @@ type WriteData struct {
 // Data returns the state's content; FromData of it gives a state equal to
 // this one, that goes on the same way with the events that follow.
 func (s *State) Data() StateData {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.loadPoints()
+	return s.dataLocked()
+}
+
+// dataLocked is Data; the caller holds s.mu.
+func (s *State) dataLocked() StateData {
 	d := StateData{Session: s.session, Last: s.last, Points: s.points, Calls: s.calls}
 	if len(s.files) > 0 {
 		d.Files = make(map[string][]WriteData, len(s.files))
@@ -59,13 +70,10 @@ func FromData(d StateData) (*State, error) {
 
 // check refuses content no sequence of events could have produced.
 func (d *StateData) check() error {
-	prev := uint64(0)
-	for _, p := range d.Points {
-		if p.Seq <= prev || p.Seq > d.Last {
-			return fmt.Errorf("point at seq %d out of order (last %d)", p.Seq, d.Last)
-		}
-		prev = p.Seq
+	if err := checkPoints(d.Points, d.Last); err != nil {
+		return err
 	}
+	prev := uint64(0)
 	for path, ws := range d.Files {
 		prev = 0
 		for _, w := range ws {
@@ -81,6 +89,90 @@ func (d *StateData) check() error {
 			return fmt.Errorf("call at seq %d out of order (last %d)", c.Seq, d.Last)
 		}
 		prev = c.Seq
+	}
+	return nil
+}
+
+// Split returns the state's content without its points, and its points as
+// a JSON array: what a snapshot keeps apart, so that FromSplit need not
+// decode them. Points still in JSON form (a state from FromSplit whose
+// points were never read) are not decoded: the array is theirs with the
+// points applied since appended.
+func (s *State) Split() (StateData, []byte, error) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	d := s.dataLocked()
+	d.Points = nil
+	tail, err := json.Marshal(append([]Point{}, s.points...)) // [] rather than null
+	if err != nil {
+		return StateData{}, nil, err
+	}
+	if s.older == nil || len(s.points) == 0 {
+		if s.older != nil {
+			return d, bytes.Clone(s.older), nil
+		}
+		return d, tail, nil
+	}
+	// "[older…]" + "," + "…tail]": both are non-empty arrays.
+	out := make([]byte, 0, len(s.older)+len(tail))
+	out = append(out, s.older[:len(s.older)-1]...)
+	out = append(out, ',')
+	return d, append(out, tail[1:]...), nil
+}
+
+// FromSplit is the state d describes with the points of the JSON array
+// points (Split), decoded only when first read: a state that only applies
+// events and is split again never decodes them. Their order is checked
+// then; points that do not decode or are out of order make Plan fail,
+// saying so, and Points give only those applied since.
+func FromSplit(d StateData, points []byte) (*State, error) {
+	if len(d.Points) > 0 {
+		return nil, errors.New("rewind state: points given twice")
+	}
+	s, err := FromData(d)
+	if err != nil {
+		return nil, err
+	}
+	points = bytes.TrimSpace(points)
+	if len(points) < 2 || points[0] != '[' || points[len(points)-1] != ']' {
+		return nil, errors.New("rewind state: the points are not a JSON array")
+	}
+	if !bytes.Equal(points, []byte("[]")) {
+		s.older = points
+	}
+	return s, nil
+}
+
+// loadPoints decodes the points still in JSON form, before those applied
+// since. The caller holds s.mu for writing.
+func (s *State) loadPoints() {
+	if s.older == nil {
+		return
+	}
+	var older []Point
+	err := json.Unmarshal(s.older, &older)
+	s.older = nil
+	if err == nil {
+		err = checkPoints(older, s.last)
+	}
+	if err == nil && len(older) > 0 && len(s.points) > 0 && s.points[0].Seq <= older[len(older)-1].Seq {
+		err = fmt.Errorf("point at seq %d after %d", s.points[0].Seq, older[len(older)-1].Seq)
+	}
+	if err != nil {
+		s.olderErr = fmt.Errorf("rewind state: the points of the session's snapshot: %w", err)
+		return
+	}
+	s.points = append(older, s.points...)
+}
+
+// checkPoints refuses points out of order or after last.
+func checkPoints(points []Point, last uint64) error {
+	prev := uint64(0)
+	for _, p := range points {
+		if p.Seq <= prev || p.Seq > last {
+			return fmt.Errorf("point at seq %d out of order (last %d)", p.Seq, last)
+		}
+		prev = p.Seq
 	}
 	return nil
 }

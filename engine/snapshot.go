@@ -29,9 +29,10 @@ import (
 // one at the end of its turn whatever the count).
 const DefaultSnapshotEvery = 500
 
-// snapshotVersion is the encoding's version; another is rebuilt from the
+// snapshotVersion is the encoding's version. Version 2 (the rewind points
+// inside the state's JSON) is still read; another is rebuilt from the
 // events.
-const snapshotVersion = 2
+const snapshotVersion = 3
 
 // snapshotStore is implemented by stores that keep snapshots
 // (session.Store).
@@ -41,7 +42,11 @@ type snapshotStore interface {
 }
 
 // snapshotHeader is the first line of the stored form: the version and
-// the SHA-256 of what follows the line, the state's JSON. The state is not
+// the SHA-256 of what follows the line. Then come a line of the state's
+// JSON, without its rewind points, and a line of the points, a JSON array
+// that is not decoded before a rewind reads them (checkpoint.FromSplit):
+// they are one per turn since the session began, nearly all of a long
+// session's snapshot, and a turn only appends to them. The state is not
 // nested in the header, so that reading a snapshot scans it once.
 type snapshotHeader struct {
 	V   int    `json:"v"`
@@ -79,8 +84,12 @@ type roundJSON struct {
 
 // encode is the snapshot of st.
 func (st *state) encode() ([]byte, error) {
+	rewind, points, err := st.rewind.Split()
+	if err != nil {
+		return nil, fmt.Errorf("session %s: encode the rewind points at seq %d: %w", st.id, st.seq, err)
+	}
 	j := stateJSON{Session: st.id, Seq: st.seq, Last: st.last, PermSeq: st.permSeq, Remote: st.remote,
-		Sensitive: st.sensitive, Note: st.note, History: st.history, Rewind: st.rewind.Data(), PointLen: st.pointLen,
+		Sensitive: st.sensitive, Note: st.note, History: st.history, Rewind: rewind, PointLen: st.pointLen,
 		Prompts: st.prompts, CompactedAt: st.compactedAt, Scale: st.scale, LastUsage: st.lastUsage,
 		UsageAt: st.usageAt, Aliases: st.aliases.Refs()}
 	if r := st.round; r != nil {
@@ -90,6 +99,8 @@ func (st *state) encode() ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("session %s: encode the state at seq %d: %w", st.id, st.seq, err)
 	}
+	// json.Marshal escapes every newline: the line ends are the sections'.
+	raw = append(append(raw, '\n'), points...)
 	sum := sha256.Sum256(raw)
 	head, err := json.Marshal(snapshotHeader{V: snapshotVersion, Sum: hex.EncodeToString(sum[:])})
 	if err != nil {
@@ -108,17 +119,29 @@ func decodeState(id string, seq uint64, data []byte) (*state, error) {
 	if err := json.Unmarshal(line, &h); err != nil {
 		return nil, fmt.Errorf("its header does not decode: %w", err)
 	}
-	if h.V != snapshotVersion {
-		return nil, fmt.Errorf("version %d, this engine reads %d", h.V, snapshotVersion)
+	if h.V != snapshotVersion && h.V != 2 {
+		return nil, fmt.Errorf("version %d, this engine reads 2 and %d", h.V, snapshotVersion)
 	}
 	if sum := sha256.Sum256(raw); hex.EncodeToString(sum[:]) != h.Sum {
 		return nil, errors.New("its checksum does not match its content")
+	}
+	var points []byte
+	if h.V == snapshotVersion {
+		if raw, points, ok = bytes.Cut(raw, []byte{'\n'}); !ok {
+			return nil, errors.New("it has no line of rewind points")
+		}
 	}
 	var j stateJSON
 	if err := json.Unmarshal(raw, &j); err != nil {
 		return nil, fmt.Errorf("state does not decode: %w", err)
 	}
-	rewind, err := checkpoint.FromData(j.Rewind)
+	var rewind *checkpoint.State
+	var err error
+	if h.V == snapshotVersion {
+		rewind, err = checkpoint.FromSplit(j.Rewind, points)
+	} else {
+		rewind, err = checkpoint.FromData(j.Rewind)
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -2,6 +2,8 @@ package engine
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -589,7 +591,7 @@ func TestSnapshotThatDoesNotMatchIsSetAside(t *testing.T) {
 			return []byte(out)
 		},
 		"version": func(t *testing.T, data []byte, _ *state) []byte {
-			out := strings.Replace(string(data), `{"v":2,`, `{"v":99,`, 1)
+			out := strings.Replace(string(data), `{"v":3,`, `{"v":99,`, 1)
 			if out == string(data) {
 				t.Fatal("no version to change in the snapshot")
 			}
@@ -721,4 +723,62 @@ func TestUnknownSessionsKeepNothing(t *testing.T) {
 	if n != 0 {
 		t.Fatalf("%d sessions kept for unknown ids", n)
 	}
+}
+
+// TestSnapshotOfVersion2StillContinues: a snapshot an earlier version
+// wrote (version 2: the rewind points inside the state's JSON) is read as
+// it is, with no warning: the engine reads the events after it alone, and
+// sends what a replay of the whole log sends.
+func TestSnapshotOfVersion2StillContinues(t *testing.T) {
+	dir := t.TempDir()
+	ref := snapshotSession(t, dir)
+	st := &recordingStore{SQLite: openStore(t, dir)}
+	snap, _, err := st.LatestSnapshot(t.Context(), "s1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	good, err := decodeState("s1", snap.Seq, snap.Data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	j := stateJSON{Session: good.id, Seq: good.seq, Last: good.last, PermSeq: good.permSeq, Remote: good.remote,
+		Sensitive: good.sensitive, Note: good.note, History: good.history, Rewind: good.rewind.Data(),
+		PointLen: good.pointLen, Prompts: good.prompts, CompactedAt: good.compactedAt, Scale: good.scale,
+		LastUsage: good.lastUsage, UsageAt: good.usageAt, Aliases: good.aliases.Refs()}
+	if len(j.Rewind.Points) == 0 {
+		t.Fatal("the session has no rewind points to keep")
+	}
+	raw, err := json.Marshal(j)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := sha256.Sum256(raw)
+	snap.Data = append([]byte(`{"v":2,"sha256":"`+hex.EncodeToString(sum[:])+"\"}\n"), raw...)
+	if err := st.SaveSnapshot(t.Context(), "s1", snap); err != nil {
+		t.Fatal(err)
+	}
+	before, err := st.Load(t.Context(), "s1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, pb := storeEngine(t, st.SQLite, turnSteps()[3], []tools.Tool{echoTool()}, func(d *Deps) { d.Store = st })
+	if err := b.Submit(t.Context(), "s1", "q4"); err != nil {
+		t.Fatal(err)
+	}
+	if len(st.afters) == 0 || st.afters[0] != snap.Seq-1 {
+		t.Fatalf("the engine read the session from %v, want from the version 2 snapshot's seq %d", st.afters, snap.Seq-1)
+	}
+	if got := pb.Requests(); !reflect.DeepEqual(got[0].Messages, ref[0].Messages) {
+		t.Fatalf("from the version 2 snapshot:\n%s\nfrom the whole log:\n%s", contents(got[0].Messages), contents(ref[0].Messages))
+	}
+	after, err := st.Load(t.Context(), "s1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, ev := range after[len(before):] {
+		if w, ok := ev.Payload.(event.WarningPayload); ok && w.Kind == "snapshot" {
+			t.Fatalf("a version 2 snapshot was set aside: %s", w.Message)
+		}
+	}
+	sameState(t, "after the turn continued from a version 2 snapshot", b.existing("s1").st, mustReplay(t, after))
 }

@@ -175,6 +175,7 @@ type AuditSink struct {
 	w    io.Writer    // f; a seam for tests that need a failing disk
 	sync func() error // f.Sync; a seam for tests that count syncs
 	mac  hash.Hash    // HMAC-SHA-256 with the key
+	key  []byte       // the key, for the seal
 	// index and prev are those of the next record; size is the file's
 	// size as this sink left it.
 	index uint64
@@ -185,6 +186,11 @@ type AuditSink struct {
 	head []byte
 	// unstored are the records the log held beyond the store at opening.
 	unstored []AuditRecord
+	// first, records and unkeyed describe the chain for its seal: the
+	// index of its first record, how many records it holds, how many of
+	// them are unkeyed records of an earlier version.
+	first            uint64
+	records, unkeyed int
 	// err poisons the sink after a failed write or sync, or once the file
 	// is no longer the one at its path: nothing may be chained after it.
 	err error
@@ -234,8 +240,17 @@ func OpenAudit(cfg AuditConfig) (*AuditSink, error) {
 	if store == nil {
 		store = &AuditStore{}
 	}
-	rep, err := VerifyAudit(io.NewSectionReader(f, 0, fi.Size()),
-		AuditCheck{Key: cfg.Key, SessionID: cfg.SessionID, Store: store})
+	// A log sealed whole by the process that last wrote it, and unchanged
+	// since, is not read again (audit_seal.go); any other is verified
+	// whole.
+	rep, err := AuditReport{}, errNoSeal
+	if cfg.Store != nil {
+		rep, err = sealedReport(cfg.Path, fi, cfg.Key, cfg.SessionID, cfg.Store)
+	}
+	if err != nil {
+		rep, err = VerifyAudit(io.NewSectionReader(f, 0, fi.Size()),
+			AuditCheck{Key: cfg.Key, SessionID: cfg.SessionID, Store: store})
+	}
 	var unstored []AuditRecord
 	switch {
 	case errors.Is(err, ErrAuditAhead) && cfg.Store != nil && len(rep.Ahead) == 1:
@@ -259,10 +274,11 @@ func OpenAudit(cfg AuditConfig) (*AuditSink, error) {
 		}
 	}
 	a := &AuditSink{path: cfg.Path, session: cfg.SessionID, syncEvery: cfg.SyncEvery, anchor: cfg.Anchor,
-		f: f, w: f, sync: f.Sync, mac: hmac.New(sha256.New, cfg.Key),
-		index: rep.Next, prev: rep.Head, size: fi.Size(), unstored: unstored}
+		f: f, w: f, sync: f.Sync, mac: hmac.New(sha256.New, cfg.Key), key: cfg.Key,
+		index: rep.Next, prev: rep.Head, size: fi.Size(), unstored: unstored,
+		first: rep.First, records: rep.Records, unkeyed: rep.Unkeyed}
 	if rep.Records == 0 {
-		a.index, a.prev = store.First, store.startPrev()
+		a.index, a.prev, a.first = store.First, store.startPrev(), store.First
 	}
 	return a, nil
 }
@@ -357,6 +373,7 @@ func (a *AuditSink) Write(_ context.Context, e Event) error {
 	written := a.index
 	a.head = append(a.head[:0], a.sum...)
 	a.index++
+	a.records++
 	a.prev = mac
 	if a.anchor != nil {
 		// The record is in the log and the chain goes on from it, but the
@@ -445,7 +462,9 @@ func appendAuditRecord(dst, sum []byte, mac hash.Hash, index uint64, prev string
 	return append(line, "\"}\n"...), sum
 }
 
-// Close fsyncs and closes the file. Later Writes fail.
+// Close fsyncs and closes the file, and seals the log when it is whole
+// (audit_seal.go): nothing failed, and the file is still the one at its
+// path, as this sink left it. Later Writes fail.
 func (a *AuditSink) Close() error {
 	a.mu.Lock()
 	defer a.mu.Unlock()
@@ -455,6 +474,12 @@ func (a *AuditSink) Close() error {
 	err := a.sync()
 	if err != nil {
 		err = fmt.Errorf("audit log %s: sync: %w", a.path, err)
+	}
+	if err == nil && a.err == nil && a.records > 0 && a.checkFile() == nil {
+		// Best effort: without a seal the next opening verifies the
+		// whole log.
+		_ = writeSeal(a.path, a.f, a.key, auditSeal{Session: a.session, First: a.first, Next: a.index,
+			Records: a.records, Unkeyed: a.unkeyed, Head: a.prev})
 	}
 	if cerr := a.f.Close(); cerr != nil && err == nil {
 		err = fmt.Errorf("audit log %s: close: %w", a.path, cerr)

@@ -514,13 +514,47 @@ type benchCase struct {
 	name   string
 	from   int  // the generated size copied (0: an empty data directory)
 	resume bool // --session: the stored session is continued
+	// unsealed: the copied log has no seal that fits it, as after a crash
+	// or a restore from a backup, and the run verifies it whole. The
+	// other continued cases are sealed first, as the process that ran the
+	// previous turn leaves a log it closed.
+	unsealed bool
 }
 
 var benchCases = []benchCase{
-	{"new", 0, false},                   // a first run: no store yet
-	{"new-in-100k-dir", 100_000, false}, // a new session beside the 100k one
-	{"10k", 10_000, true},
-	{"100k", 100_000, true},
+	{"new", 0, false, false},                   // a first run: no store yet
+	{"new-in-100k-dir", 100_000, false, false}, // a new session beside the 100k one
+	{"10k", 10_000, true, false},
+	{"100k", 100_000, true, false},
+	{"100k-unsealed", 100_000, true, true},
+}
+
+// seal does, untimed, what the process that ran the session's previous
+// turn did when it closed the session's audit log: verify it whole (it was
+// just copied, so no seal fits it) and seal it.
+func seal(b *testing.B, env map[string]string, home string) {
+	b.Helper()
+	key, err := app.AtRestKey(func(k string) string { return env[k] }, home, false)
+	if err != nil {
+		b.Fatal(err)
+	}
+	st, err := app.OpenStore(b.Context(), home)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer st.Close()
+	stored, err := app.StoredAudit(b.Context(), st, benchSessionID)
+	if err != nil {
+		b.Fatal(err)
+	}
+	a, err := event.OpenAudit(event.AuditConfig{Path: app.AuditPath(home, benchSessionID),
+		Key: key.Subkey(atrest.PurposeAudit), SessionID: benchSessionID, Store: stored})
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := a.Close(); err != nil {
+		b.Fatal(err)
+	}
 }
 
 // prepare copies the data directory of c and returns the environment and
@@ -550,6 +584,9 @@ func prepare(b *testing.B, ls *longSessions, c benchCase, baseURL string) iterat
 		"PATH": os.Getenv("PATH"), "HOME": filepath.Join(ls.root, "userhome"), "MOTEUR_HOME": home,
 		"XDG_CONFIG_HOME": ls.config, "MOTEUR_LANG": "en", "MOTEUR_BASE_URL": baseURL, "MOTEUR_MODEL": "test-model",
 		"MOTEUR_API_KEY": "sk-bench", "MOTEUR_CONTEXT_WINDOW": strconv.Itoa(benchRunWindow),
+	}
+	if c.resume && !c.unsealed {
+		seal(b, env, home)
 	}
 	return iteration{env: env, args: args, dir: dir}
 }
