@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"github.com/moteur/moteur/effect"
+	"sync/atomic"
 	"time"
 
 	"github.com/moteur/moteur/cite"
@@ -123,8 +124,28 @@ func (t *turn) runCall(ctx context.Context, i int, c llm.ToolCall, sem chan stru
 	start := t.e.now()
 	ctx = tools.WithCall(ctx, tools.CallInfo{Session: t.s.id, CallID: c.ID})
 	ctx = cite.WithTable(ctx, t.s.st.aliases)
+	ctx, finished := t.progress(ctx, c)
 	res := t.e.deps.Tools.Execute(ctx, c)
+	finished()
 	done <- callDone{i: i, res: res, dur: t.e.now().Sub(start)}
+}
+
+// progress gives the call's context a progress reporter: what the tool
+// says of how far it got (an MCP server's notifications) becomes an
+// ephemeral ToolProgress event, masked, until finished is called — a
+// notification that arrives after the result is dropped.
+func (t *turn) progress(ctx context.Context, c llm.ToolCall) (_ context.Context, finished func()) {
+	round := t.round
+	var over atomic.Bool
+	ctx = tools.WithProgress(ctx, func(p tools.Progress) {
+		if over.Load() {
+			return
+		}
+		ev := event.MaskEvent(event.Event{Type: event.ToolProgress, Payload: event.ToolProgressPayload{
+			CallID: c.ID, Name: c.Name, Message: p.Message, Done: p.Done, Total: p.Total, Round: round}})
+		_, _ = t.e.emit(t.s, event.ToolProgress, ev.Payload)
+	})
+	return ctx, func() { over.Store(true) }
 }
 
 // emitResult records a call's result; the state keeps it as recorded,
