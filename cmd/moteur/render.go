@@ -76,6 +76,10 @@ func (r *renderer) event(ev event.Event) error {
 		r.toolResult(p)
 	case event.ProviderRetryPayload:
 		r.retry(p)
+	case event.ToolProgressPayload:
+		r.noteLine(progressNote(p), true)
+	case event.McpServerDownPayload:
+		r.noteLine(fmt.Sprintf("moteur: MCP server %s is not available: %s", oneLine(p.Name, 60), oneLine(p.Error, 300)), false)
 	case event.ProviderSelectedPayload:
 		r.noteLine(fmt.Sprintf("moteur: using %s (%s)", oneLine(p.Provider, 60), oneLine(p.Reason, 300)), true)
 	case event.SessionClassifiedPayload:
@@ -321,4 +325,20 @@ func (r *renderer) sources(cits []cite.Ref) {
 		}
 		r.write(fmt.Sprintf("  [%s] %s — %s\n", c.Alias, oneLine(c.Title, 80), oneLine(where, 120)))
 	}
+}
+
+// progressNote is a running call's progress, one line: "· tool: message
+// (3/10)".
+func progressNote(p event.ToolProgressPayload) string {
+	line := "· " + oneLine(p.Name, 60)
+	if p.Message != "" {
+		line += ": " + oneLine(p.Message, 200)
+	}
+	switch {
+	case p.Total > 0:
+		line += fmt.Sprintf(" (%g/%g)", p.Done, p.Total)
+	case p.Done > 0:
+		line += fmt.Sprintf(" (%g)", p.Done)
+	}
+	return line
 }

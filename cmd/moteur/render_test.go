@@ -219,3 +219,19 @@ func TestRendererNotesACompaction(t *testing.T) {
 		t.Errorf("note %q, out %q", got, out.String())
 	}
 }
+
+// TestRendererShowsProgressAndServersDown: a running call's progress and an
+// MCP server that could not start are notes, one line each.
+func TestRendererShowsProgressAndServersDown(t *testing.T) {
+	_, notes := render(t, false,
+		ev(event.McpServerDown, event.McpServerDownPayload{Name: "github", Transport: "http", Error: "connection refused"}),
+		event.Event{Type: event.ToolProgress, Ephemeral: true, Payload: event.ToolProgressPayload{CallID: "a", Name: "mcp_everything_longRunningOperation", Message: "step", Done: 2, Total: 5}},
+		event.Event{Type: event.ToolProgress, Ephemeral: true, Payload: event.ToolProgressPayload{CallID: "a", Name: "mcp_everything_longRunningOperation", Done: 3}},
+		answer(1, "ok", false), completed("ok"))
+	want := "moteur: MCP server github is not available: connection refused\n" +
+		"· mcp_everything_longRunningOperation: step (2/5)\n" +
+		"· mcp_everything_longRunningOperation (3)\n"
+	if notes != want {
+		t.Errorf("notes:\n%s\nwant:\n%s", notes, want)
+	}
+}
