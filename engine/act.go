@@ -154,7 +154,7 @@ func (t *turn) emitResult(c llm.ToolCall, r tools.Result, dur time.Duration) {
 	_, err := t.emit(event.ToolResult, event.ToolResultPayload{
 		CallID: c.ID, Name: c.Name, Content: r.Content, IsError: r.IsError, Display: r.Display,
 		Truncated: r.Truncated, DurationMS: dur.Milliseconds(), Round: t.round, Risk: string(t.risk(c)),
-		Changes: r.Changes, NotUndoable: r.NotUndoable, References: r.References,
+		Changes: r.Changes, NotUndoable: r.NotUndoable, References: r.References, Attachments: r.Attachments,
 	})
 	if err != nil {
 		return

@@ -59,7 +59,8 @@ func (t *turn) authorize(ctx context.Context, calls []llm.ToolCall) []grant {
 			grants[i] = grant{allowed: true}
 			continue
 		}
-		req := policy.Request{Session: t.s.id, Tool: c.Name, Risk: t.risk(c), Args: json.RawMessage(c.Arguments), Confirm: t.mustConfirm(c)}
+		name, args := t.judgedAs(c)
+		req := policy.Request{Session: t.s.id, Tool: name, Risk: t.risk(c), Args: args, Confirm: t.mustConfirm(c)}
 		v := perms.Check(req)
 		switch v.Decision {
 		case policy.Allow:
@@ -172,4 +173,21 @@ func summarize(c llm.ToolCall) string {
 		s = string([]rune(s)[:299]) + "…"
 	}
 	return c.Name + ": " + s
+}
+
+// judgedAs is the tool and arguments the permissions judge a call as: the
+// call itself, or, for a tool that runs another under its own name
+// (tools.Proxy: call_mcp_tool), the tool it runs, so that the rules and the
+// organisation's denied tools written for that one apply whatever door the
+// model used.
+func (t *turn) judgedAs(c llm.ToolCall) (string, json.RawMessage) {
+	name, args := c.Name, json.RawMessage(c.Arguments)
+	if tool, ok := t.e.deps.Tools.Lookup(c.Name); ok {
+		if p, ok := tool.(tools.Proxy); ok {
+			if n, a, ok := p.ProxyFor(args); ok {
+				return n, a
+			}
+		}
+	}
+	return name, args
 }

@@ -270,3 +270,56 @@ func TestWaitingDoesNotCountAgainstTheToolTimeout(t *testing.T) {
 }
 
 var _ = llm.RoleUser
+
+// proxyTool runs, under its own name, the tool its arguments name (as
+// call_mcp_tool does): the permissions judge each call as that tool.
+type proxyTool struct {
+	fakeTool
+}
+
+func (p *proxyTool) ProxyFor(args json.RawMessage) (string, json.RawMessage, bool) {
+	var a struct {
+		Ref  string          `json:"tool_ref"`
+		Args json.RawMessage `json:"arguments"`
+	}
+	if json.Unmarshal(args, &a) != nil || a.Ref == "" {
+		return "", nil, false
+	}
+	return a.Ref, a.Args, true
+}
+
+// TestProxyCallIsJudgedAsTheToolItRuns: a deny rule written for a tool
+// refuses it when the model reaches it through a proxy, and a call to
+// another tool through the same proxy runs (so the refusal is the rule's,
+// not the proxy's).
+func TestProxyCallIsJudgedAsTheToolItRuns(t *testing.T) {
+	var ran []string
+	proxy := &proxyTool{fakeTool{name: "call_mcp_tool", risk: effect.RiskWrite, run: func(_ context.Context, args json.RawMessage) (tools.Result, error) {
+		ran = append(ran, string(args))
+		return tools.Result{Content: "ran"}, nil
+	}}}
+	steps := []scripted.Step{
+		scripted.Call("c1", "call_mcp_tool", `{"tool_ref":"mcp_github_delete_repo","arguments":{"repo":"x"}}`),
+		scripted.Call("c2", "call_mcp_tool", `{"tool_ref":"mcp_notes_add","arguments":{"text":"y"}}`),
+		{Text: "ok"},
+	}
+	h := newHarness(t, steps, []tools.Tool{proxy}, func(d *Deps) {
+		d.Permissions = permissions(t, policy.AutoWrite, policy.Rules{Deny: []string{"mcp_github_*"}})
+	})
+	if err := h.submit("go"); err != nil {
+		t.Fatal(err)
+	}
+	evs := h.drain()
+	var results []event.ToolResultPayload
+	for _, ev := range evs {
+		if p, ok := ev.Payload.(event.ToolResultPayload); ok {
+			results = append(results, p)
+		}
+	}
+	if len(results) != 2 || !results[0].IsError || !strings.Contains(results[0].Content, "mcp_github_*") || results[1].IsError {
+		t.Fatalf("results: %+v", results)
+	}
+	if len(ran) != 1 || !strings.Contains(ran[0], "mcp_notes_add") {
+		t.Fatalf("the proxy ran %q, want only the call to mcp_notes_add", ran)
+	}
+}

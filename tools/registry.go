@@ -6,10 +6,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"reflect"
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
@@ -45,10 +47,18 @@ type Registry struct {
 	timeout   time.Duration
 	legacy    map[string]string // never written after NewRegistry
 
-	mu    sync.RWMutex
-	tools map[string]*entry
-	names []string      // sorted, kept in step with tools
-	defs  []llm.ToolDef // built on demand; nil after a registration
+	mu     sync.RWMutex
+	static map[string]*entry // the tools of Register
+	groups []*groupState     // in the order of AddGroup
+	tools  map[string]*entry // what is offered: static, then the groups'
+	names  []string          // sorted, kept in step with tools
+	defs   []llm.ToolDef     // built on demand; nil after a change
+	// rejected are the group entries a taken name keeps out of tools, so
+	// that each is reported once.
+	rejected map[*entry]bool
+
+	ngroups atomic.Int32 // len(groups), read without the lock
+	syncMu  sync.Mutex   // one group sync at a time; guards groupState.failed
 }
 
 // entry is a registered tool with what registration computed once.
@@ -66,6 +76,7 @@ func NewRegistry(cfg Config) *Registry {
 		maxOutput: cfg.MaxOutput,
 		timeout:   cfg.Timeout,
 		legacy:    copyLegacy(cfg.Legacy),
+		static:    map[string]*entry{},
 		tools:     map[string]*entry{},
 	}
 	if r.maxOutput <= 0 {
@@ -79,8 +90,9 @@ func NewRegistry(cfg Config) *Registry {
 
 // Register adds t. The first tool to claim a name keeps it: a later one (an
 // MCP server's, typically) is refused with ErrDuplicateTool rather than
-// silently replacing a built-in. The schema is compiled now so that a broken
-// one fails at start-up, not at the model's first call.
+// silently replacing a built-in. A tool of a Group never holds a name
+// against Register: it gives the name up. The schema is compiled now so
+// that a broken one fails at start-up, not at the model's first call.
 func (r *Registry) Register(t Tool) error {
 	if isNil(t) {
 		return errors.New("register tool: nil tool")
@@ -99,24 +111,181 @@ func (r *Registry) Register(t Tool) error {
 	e := &entry{name: name, tool: t, schema: schema, params: params, cast: buildCast(schema)}
 
 	r.mu.Lock()
-	defer r.mu.Unlock()
 	// Checked again: another Register may have won the name while the
 	// schema compiled outside the lock.
-	if _, ok := r.tools[name]; ok {
+	if _, ok := r.static[name]; ok {
+		r.mu.Unlock()
 		return fmt.Errorf("register tool %q: %w", name, ErrDuplicateTool)
 	}
-	r.tools[name] = e
-	i, _ := slices.BinarySearch(r.names, name)
-	r.names = slices.Insert(r.names, i, name)
-	r.defs = nil
+	r.static[name] = e
+	var displaced []rejection
+	if _, held := r.tools[name]; held {
+		// A group's tool had the name: the view is rebuilt without it.
+		displaced = r.rebuildLocked()
+	} else {
+		r.tools[name] = e
+		i, _ := slices.BinarySearch(r.names, name)
+		r.names = slices.Insert(r.names, i, name)
+		r.defs = nil
+	}
+	r.mu.Unlock()
+	report(displaced)
 	return nil
 }
 
 func (r *Registry) has(name string) bool {
 	r.mu.RLock()
 	defer r.mu.RUnlock()
-	_, ok := r.tools[name]
+	_, ok := r.static[name]
 	return ok
+}
+
+// AddGroup adds a set of tools that may change during the session. Its
+// tools are read at the next lookup, and again whenever its Generation
+// changes; see Group for who wins a name.
+func (r *Registry) AddGroup(g Group) error {
+	if g == nil || isNilValue(g) {
+		return ErrNilGroup
+	}
+	r.mu.Lock()
+	r.groups = append(r.groups, &groupState{g: g})
+	r.ngroups.Add(1)
+	r.mu.Unlock()
+	return nil
+}
+
+// refresh brings the groups' tools up to date. Without a change it costs
+// one Generation call per group under the read lock.
+func (r *Registry) refresh() {
+	if r.ngroups.Load() == 0 || !r.stale() {
+		return
+	}
+	var rejected []rejection
+	r.syncMu.Lock()
+	r.mu.RLock()
+	groups := slices.Clone(r.groups)
+	r.mu.RUnlock()
+	for _, gs := range groups {
+		rejected = append(rejected, r.syncGroup(gs)...)
+	}
+	r.syncMu.Unlock()
+	// Outside every lock: a warner may well look the registry up.
+	report(rejected)
+}
+
+func (r *Registry) stale() bool {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	for _, gs := range r.groups {
+		if !gs.synced || gs.g.Generation() != gs.gen {
+			return true
+		}
+	}
+	return false
+}
+
+// syncGroup takes in the group's current tools, under syncMu. Schemas
+// compile outside r.mu, so lookups go on meanwhile; a tool returned again
+// keeps its compiled entry (or its compile error).
+func (r *Registry) syncGroup(gs *groupState) []rejection {
+	gen := gs.g.Generation()
+	r.mu.RLock()
+	fresh, old := gs.synced && gs.gen == gen, gs.entries
+	r.mu.RUnlock()
+	if fresh {
+		return nil
+	}
+	known := make(map[Tool]*entry, len(old))
+	for _, e := range old {
+		if pointerTool(e.tool) {
+			known[e.tool] = e
+		}
+	}
+	failed := map[Tool]error{}
+	var entries []*entry
+	var rejected []rejection
+	for _, t := range gs.g.Tools() {
+		e, err := r.groupEntry(gs, t, known)
+		if err != nil {
+			again := false
+			if pointerTool(t) {
+				_, again = gs.failed[t]
+				failed[t] = err
+			}
+			if !again {
+				rejected = append(rejected, rejection{gs: gs, t: t, err: err})
+			}
+			continue
+		}
+		entries = append(entries, e)
+	}
+	gs.failed = failed
+	r.mu.Lock()
+	gs.synced, gs.gen, gs.entries = true, gen, entries
+	rejected = append(rejected, r.rebuildLocked()...)
+	r.mu.Unlock()
+	return rejected
+}
+
+// groupEntry compiles one tool of a group, or reuses what an earlier
+// generation compiled (or failed to) for the same tool.
+func (r *Registry) groupEntry(gs *groupState, t Tool, known map[Tool]*entry) (*entry, error) {
+	if t == nil || isNilValue(t) {
+		return nil, errors.New("register tool: nil tool")
+	}
+	if pointerTool(t) {
+		if e, ok := known[t]; ok {
+			return e, nil
+		}
+		if err, ok := gs.failed[t]; ok {
+			return nil, err
+		}
+	}
+	name := t.Name()
+	if strings.TrimSpace(name) == "" {
+		return nil, fmt.Errorf("register tool (%T): empty name", t)
+	}
+	schema, params, err := compileSchema(t.Schema())
+	if err != nil {
+		return nil, fmt.Errorf("register tool %q: invalid schema: %w", name, err)
+	}
+	return &entry{name: name, tool: t, schema: schema, params: params, cast: buildCast(schema)}, nil
+}
+
+// rebuildLocked recomputes what is offered from the static tools and the
+// groups' entries, under r.mu. It returns the group entries newly kept
+// out by a taken name.
+func (r *Registry) rebuildLocked() []rejection {
+	view := make(map[string]*entry, len(r.tools))
+	for n, e := range r.static {
+		view[n] = e
+	}
+	var out []rejection
+	kept := map[*entry]bool{}
+	for _, gs := range r.groups {
+		for _, e := range gs.entries {
+			if _, taken := view[e.name]; taken {
+				kept[e] = true
+				if !r.rejected[e] {
+					out = append(out, rejection{gs: gs, t: e.tool, err: fmt.Errorf("register tool %q: %w", e.name, ErrDuplicateTool)})
+				}
+				continue
+			}
+			view[e.name] = e
+		}
+	}
+	r.rejected = kept
+	r.tools = view
+	r.names = slices.Sorted(maps.Keys(view))
+	r.defs = nil
+	return out
+}
+
+// pointerTool reports whether t can key a map safely: a pointer compares
+// by identity, while an arbitrary value type may hold an uncomparable
+// field and panic.
+func pointerTool(t Tool) bool {
+	return t != nil && reflect.TypeOf(t).Kind() == reflect.Pointer
 }
 
 // isNil also catches a typed nil pointer, whose methods would panic on the
@@ -125,7 +294,11 @@ func isNil(t Tool) bool {
 	if t == nil {
 		return true
 	}
-	v := reflect.ValueOf(t)
+	return isNilValue(t)
+}
+
+func isNilValue(x any) bool {
+	v := reflect.ValueOf(x)
 	switch v.Kind() {
 	case reflect.Pointer, reflect.Map, reflect.Slice, reflect.Func, reflect.Chan, reflect.Interface:
 		return v.IsNil()
@@ -147,6 +320,7 @@ func (r *Registry) Lookup(name string) (Tool, bool) {
 }
 
 func (r *Registry) lookup(name string) (*entry, bool) {
+	r.refresh()
 	r.mu.RLock()
 	defer r.mu.RUnlock()
 	for range maxLegacyHops {
@@ -164,6 +338,7 @@ func (r *Registry) lookup(name string) (*entry, bool) {
 
 // Names returns the registered names, sorted.
 func (r *Registry) Names() []string {
+	r.refresh()
 	r.mu.RLock()
 	defer r.mu.RUnlock()
 	return slices.Clone(r.names)
@@ -171,6 +346,7 @@ func (r *Registry) Names() []string {
 
 // Len returns the number of registered tools.
 func (r *Registry) Len() int {
+	r.refresh()
 	r.mu.RLock()
 	defer r.mu.RUnlock()
 	return len(r.tools)
@@ -181,6 +357,7 @@ func (r *Registry) Len() int {
 // byte-identical from one request to the next whatever the registration
 // order; it is built once per registration change and then reused.
 func (r *Registry) Definitions() []llm.ToolDef {
+	r.refresh()
 	r.mu.RLock()
 	defs := r.defs
 	r.mu.RUnlock()

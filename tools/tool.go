@@ -3,8 +3,9 @@
 // sub-packages (plan, …). The registry decides nothing about permissions; it
 // exposes each tool's risk class so the policy layer can.
 //
-// A Registry is safe for concurrent use once registration is done: Execute
-// may be called from many goroutines at once.
+// A Registry is safe for concurrent use: Execute may be called from many
+// goroutines at once, while a Group's tools change (an MCP server's) or a
+// tool is registered.
 package tools
 
 import (
@@ -57,6 +58,9 @@ type Result struct {
 	// holds that its text does not show (a document under a classified
 	// path): the session becomes sensitive, as for a marking.
 	Classified string `json:"classified,omitempty"`
+	// Attachments is what the call returned besides text (an MCP tool's
+	// image), kept in the blobs by SHA-256 and described in Content.
+	Attachments []effect.Attachment `json:"attachments,omitempty"`
 }
 
 // Retrieval is implemented by tools whose results describe sources that may
