@@ -144,6 +144,9 @@ type Config struct {
 	// Retrieval is the knowledge-base search settings, the files' fields
 	// over the defaults (validated).
 	Retrieval retrieval.Settings
+	// MCPCatalogThreshold is the last file's mcp.catalog_threshold (0: the
+	// default).
+	MCPCatalogThreshold int
 	// Policy is the organisation policy applied; nil when there is none.
 	Policy *orgpolicy.Policy
 	// Sources are the files that were read, in the order they apply (user,
@@ -379,6 +382,9 @@ func (c *Config) merge(layers []layer, getenv func(string) string) error {
 			c.Rerank, c.rerankFrom = f.Rerank.endpoint(), from
 		}
 		c.Retrieval = c.Retrieval.Override(f.Retrieval)
+		if f.MCP.CatalogThreshold > 0 {
+			c.MCPCatalogThreshold = f.MCP.CatalogThreshold
+		}
 	}
 	c.Profile = profile.Get(name)
 	c.Retrieval = c.Retrieval.WithDefaults()

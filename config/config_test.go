@@ -920,3 +920,14 @@ func TestProjectProvidersAreNoticed(t *testing.T) {
 		t.Errorf("notices %q do not say where a project file sends the sessions", cfg.Notices)
 	}
 }
+
+func TestMCPCatalogThreshold(t *testing.T) {
+	if got := newEnv(t).mustLoad().MCPCatalogThreshold; got != 0 {
+		t.Fatalf("no file: %d, want 0 (the default)", got)
+	}
+	if got := newEnv(t).writeUser("mcp: {catalog_threshold: 80}\n").writeProject("mcp: {catalog_threshold: 10}\n").mustLoad().MCPCatalogThreshold; got != 10 {
+		t.Fatalf("merged: %d, want the project's 10", got)
+	}
+	newEnv(t).writeUser("mcp: {catalog_threshold: -1}\n").loadErr("config.yaml", "mcp.catalog_threshold -1")
+	newEnv(t).writeUser("mcp: {catalog: 3}\n").loadErr("catalog")
+}

@@ -45,6 +45,13 @@ type File struct {
 	// Retrieval tunes knowledge-base search; a field left out (or 0) keeps
 	// the value below it (another file's, else the default).
 	Retrieval retrieval.Settings `yaml:"retrieval"`
+
+	MCP struct {
+		// CatalogThreshold: above this many tools offered by the MCP
+		// servers, the model gets discover_mcp_tools and call_mcp_tool
+		// instead of every definition (0: the default, 40).
+		CatalogThreshold int `yaml:"catalog_threshold"`
+	} `yaml:"mcp"`
 }
 
 // FileProvider is one entry of providers: as written. There is no api_key
@@ -131,6 +138,9 @@ func (f *File) check(tree *ast.File) error {
 		if _, err := parseLang(f.Lang); err != nil {
 			return at("$.lang", err)
 		}
+	}
+	if f.MCP.CatalogThreshold < 0 {
+		return at("$.mcp.catalog_threshold", fmt.Errorf("mcp.catalog_threshold %d: want a number of tools, 0 or more (0: the default, 40)", f.MCP.CatalogThreshold))
 	}
 	if err := f.Retrieval.Validate(); err != nil {
 		return at("$.retrieval", err)
