@@ -73,6 +73,23 @@ type Options struct {
 	// Tools are constructors of tools added to every session's registry
 	// after the built-ins.
 	Tools []func() tools.Tool
+
+	// TrustProject trusts the project's .mcp.json as it is now, and
+	// remembers it (`--trust-project`): its servers start. The file's
+	// programs arrived with the code, so without it (or ConfirmTrust's
+	// yes) they are reported, not run.
+	TrustProject bool
+	// ConfirmTrust, when set, is asked once whether to trust a project's
+	// .mcp.json that is not trusted yet (a terminal's prompt); the answer
+	// is remembered for that content. Nil asks nobody.
+	ConfirmTrust func(ProjectMCP) (bool, error)
+	// NoMCP starts no MCP server.
+	NoMCP bool
+	// Notify receives what the user should know that arises while the
+	// session runs, one line each (an MCP tool left out because its
+	// schema is invalid). It may be called from any goroutine. Nil: such
+	// lines are dropped.
+	Notify func(string)
 }
 
 // resolved are Options with the defaults that need no configuration

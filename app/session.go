@@ -8,6 +8,7 @@ import (
 	"github.com/moteur/moteur/engine"
 	"github.com/moteur/moteur/i18n"
 	"github.com/moteur/moteur/kb"
+	"github.com/moteur/moteur/mcp"
 	"github.com/moteur/moteur/session"
 )
 
@@ -34,6 +35,7 @@ type Session struct {
 	live  *liveSession
 	tools *sessionTools // nil for a rewind's
 	kb    *kb.Store     // the knowledge bases' store, nil without them
+	mcp   *mcp.Manager  // the session's MCP servers, nil without them
 }
 
 // Open opens a session for new turns: LoadSettings, then Settings.Open.
@@ -92,6 +94,11 @@ func (s *Settings) Open(ctx context.Context) (_ *Session, err error) {
 	}
 	if ses.kb != nil {
 		deps.SystemPrompt += "\n\n" + i18n.KnowledgePrompt(s.Lang, strings.Join(o.KnowledgeBases, ", "))
+	}
+	if !o.NoMCP {
+		if err := ses.openMCP(ctx, cps, &deps); err != nil {
+			return nil, err
+		}
 	}
 	// The session comes last among the preparations, so that a failed
 	// preparation leaves nothing behind, and before the engine, which must
@@ -154,6 +161,9 @@ func (ses *Session) Close() error {
 	}
 	if ses.kb != nil {
 		err = errors.Join(err, ses.kb.Close())
+	}
+	if ses.mcp != nil {
+		err = errors.Join(err, ses.mcp.Close())
 	}
 	return err
 }

@@ -37,6 +37,7 @@ func (f *agentFlags) apply(o *app.Options) {
 	o.MaxIterations = f.maxIterations
 	o.ApprovalTimeout = f.approvalTimeout
 	o.KnowledgeBases = f.kb
+	o.TrustProject = f.trustProject
 }
 
 // projectRoot is the project of a command: the working directory, absolute.

@@ -185,6 +185,11 @@ func (c *cli) openAgent(ctx context.Context, g *globalFlags, f *agentFlags) (*ag
 		return nil, err
 	}
 	f.apply(&o)
+	if c.stdinTTY && !f.trustProject {
+		o.ConfirmTrust = c.confirmTrust
+	}
+	stderr := &lockedWriter{w: c.stderr}
+	o.Notify = func(line string) { fmt.Fprintln(stderr, "moteur: warning: "+oneLine(line, 400)) }
 	st, err := c.settings(o)
 	if err != nil {
 		return nil, err
@@ -195,7 +200,6 @@ func (c *cli) openAgent(ctx context.Context, g *globalFlags, f *agentFlags) (*ag
 	}
 	c.warn(s.Warnings)
 	c.sandboxNote(f.sandbox, s)
-	stderr := &lockedWriter{w: c.stderr}
 	policyPath := ""
 	if pol := st.Config.Policy; pol != nil {
 		policyPath = pol.Path

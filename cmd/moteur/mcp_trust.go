@@ -1,0 +1,49 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/moteur/moteur/app"
+)
+
+// confirmTrust asks on the terminal whether to trust a project's .mcp.json,
+// showing what trusting it starts. The answer is read a byte at a time, so
+// that nothing after its line is taken from standard input.
+func (c *cli) confirmTrust(p app.ProjectMCP) (bool, error) {
+	var b strings.Builder
+	fmt.Fprintf(&b, "This project's %s starts MCP servers that came with its code:\n", p.Path)
+	for _, s := range p.Servers {
+		fmt.Fprintf(&b, "  %s\n", oneLine(s, 300))
+	}
+	fmt.Fprintf(&b, "They run with your rights. Trust this file (sha256 %s…) and start them? [y/N] ", p.SHA256[:12])
+	if _, err := io.WriteString(c.stderr, b.String()); err != nil {
+		return false, err
+	}
+	answer, err := readAnswer(c.stdin)
+	if err != nil && answer == "" {
+		return false, nil // no answer: not trusted
+	}
+	a := strings.ToLower(strings.TrimSpace(answer))
+	return a == "y" || a == "yes", nil
+}
+
+// readAnswer reads one line from r, a byte at a time.
+func readAnswer(r io.Reader) (string, error) {
+	var line []byte
+	buf := make([]byte, 1)
+	for len(line) < 1024 {
+		n, err := r.Read(buf)
+		if n == 1 {
+			if buf[0] == '\n' {
+				return string(line), nil
+			}
+			line = append(line, buf[0])
+		}
+		if err != nil {
+			return string(line), err
+		}
+	}
+	return string(line), nil
+}
