@@ -84,6 +84,8 @@ func (s *Settings) LoginMCP(ctx context.Context, name string, out io.Writer, ope
 		return fmt.Errorf("%w: no MCP server %q in %s", ErrNoSuchMCPServer, name, strings.Join(mcpFiles(s), " or "))
 	case sc.Err != nil:
 		return fmt.Errorf("MCP server %q: %w", name, sc.Err)
+	case sc.Project && !sc.Trusted:
+		return fmt.Errorf("MCP server %q is configured in %s, which came with the project and is not trusted yet: trust it first (moteur mcp list --trust-project, or a session's question)", name, sc.Source)
 	case sc.Transport == mcp.TransportStdio:
 		return fmt.Errorf("MCP server %q runs as a program (stdio): it has no OAuth login; its credentials come from its env", name)
 	}

@@ -13,7 +13,7 @@ import (
 )
 
 func (c *cli) mcpListCmd(g *globalFlags) *cobra.Command {
-	var asJSON bool
+	var asJSON, trust bool
 	cmd := &cobra.Command{
 		Use:   "list",
 		Short: "List the MCP servers a session here would use, and start them to check",
@@ -21,24 +21,25 @@ func (c *cli) mcpListCmd(g *globalFlags) *cobra.Command {
 			"each one's transport, where it is configured, whether it is trusted, its state (connected, down,\n" +
 			"untrusted, disabled), its tool count and why it is not running. The servers that may start are\n" +
 			"started, as a session would, and stopped again; a project's file that is not trusted is not run\n" +
-			"(moteur run or chat asks on a terminal; --trust-project trusts it).\n\n" +
+			"(moteur run or chat asks on a terminal; --trust-project, here or there, trusts it).\n\n" +
 			"Exit status: 0, whatever the servers' state; 1 when a file cannot be read; 2 on bad usage.",
 		Example: "  moteur mcp list\n  moteur mcp list --json | jq '.servers[] | select(.state != \"connected\")'",
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return failure(c.mcpList(cmd.Context(), g, asJSON))
+			return failure(c.mcpList(cmd.Context(), g, asJSON, trust))
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the report as one JSON object")
+	cmd.Flags().BoolVar(&trust, "trust-project", false, "trust the project's .mcp.json as it is now, and remember it, so that its servers start")
 	return cmd
 }
 
-func (c *cli) mcpList(ctx context.Context, g *globalFlags, asJSON bool) error {
+func (c *cli) mcpList(ctx context.Context, g *globalFlags, asJSON, trust bool) error {
 	o, err := c.options(g)
 	if err != nil {
 		return err
 	}
-	o.NoModel = true
+	o.NoModel, o.TrustProject = true, trust
 	st, err := c.settings(o)
 	if err != nil {
 		return err
