@@ -97,8 +97,12 @@ func (s *Settings) LoginMCP(ctx context.Context, name string, out io.Writer, ope
 	if err != nil {
 		return err
 	}
-	return oauth.Login(ctx, oauth.LoginConfig{Server: name, URL: sc.URL, Store: tokens, CheckURL: oauthCheck(check, *sc),
-		Out: out, OpenBrowser: openBrowser})
+	lc := oauth.LoginConfig{Server: name, URL: sc.URL, Store: tokens, CheckURL: oauthCheck(check, *sc),
+		Out: out, OpenBrowser: openBrowser, ClientID: sc.OAuth.ClientID, ClientSecret: sc.OAuth.ClientSecret}
+	if sc.OAuth.CallbackPort > 0 {
+		lc.RedirectAddr = fmt.Sprintf("127.0.0.1:%d", sc.OAuth.CallbackPort)
+	}
+	return oauth.Login(ctx, lc)
 }
 
 // ErrNoSuchMCPServer: the configuration names no MCP server of that name.

@@ -53,6 +53,12 @@ type ServerConfig struct {
 	URL     string
 	Headers map[string]string
 
+	// OAuth is a client registered beforehand with the server's
+	// authorization server (`"oauth": {"clientId", "clientSecret",
+	// "callbackPort"}`), for `moteur mcp login`; zero: Moteur registers
+	// itself dynamically and listens on a port the system picks.
+	OAuth OAuthClient
+
 	// Local: declared `"local": true`, the server may receive classified
 	// text (the Guard's argument check is skipped for it).
 	Local bool
@@ -75,6 +81,15 @@ type ServerConfig struct {
 	// an unknown transport, a missing variable); the server is reported
 	// down with it and never started.
 	Err error
+}
+
+// OAuthClient is a pre-registered OAuth client of an HTTP server.
+type OAuthClient struct {
+	ClientID     string `json:"clientId"`
+	ClientSecret string `json:"clientSecret"`
+	// CallbackPort is the loopback port of the redirect URI registered
+	// with the client (http://127.0.0.1:PORT/callback); 0: any.
+	CallbackPort int `json:"callbackPort"`
 }
 
 // Info returns what the rest of Moteur knows of the server.

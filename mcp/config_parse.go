@@ -210,6 +210,11 @@ func (p *fileParser) server(m member) ServerConfig {
 			err = p.decode(f, fk, &s.Local, "true or false")
 		case "disabled":
 			err = p.decode(f, fk, &s.Disabled, "true or false")
+		case "oauth":
+			if err = p.decode(f, fk, &s.OAuth, `an object {"clientId", "clientSecret", "callbackPort"}`); err == nil &&
+				(s.OAuth.CallbackPort < 0 || s.OAuth.CallbackPort > 65535) {
+				err = p.errAt(f.valOff, fk+".callbackPort", "want a port number, 1 to 65535")
+			}
 		case "startup_timeout_ms":
 			var ms int64
 			if err = p.decode(f, fk, &ms, "a whole number of milliseconds"); err == nil {
@@ -283,7 +288,7 @@ func (p *fileParser) resolveTransport(s *ServerConfig, typ string, m member, at 
 			return p.errAt(m.keyOff, key, `neither "command" (a program to run) nor "url" (an HTTP server) is set`)
 		}
 	}
-	ignored := []string{"url", "headers"}
+	ignored := []string{"url", "headers", "oauth"}
 	if s.Transport != TransportStdio {
 		ignored = []string{"command", "args", "env", "cwd"}
 	}
@@ -331,7 +336,7 @@ func (p *fileParser) expandAll(s *ServerConfig, key string, at map[string]member
 			s.Env[k] = v
 		}
 	} else {
-		errs = append(errs, one("url", &s.URL))
+		errs = append(errs, one("url", &s.URL), one("oauth.clientId", &s.OAuth.ClientID), one("oauth.clientSecret", &s.OAuth.ClientSecret))
 		for k, v := range s.Headers {
 			errs = append(errs, one("headers."+k, &v))
 			s.Headers[k] = v

@@ -106,6 +106,8 @@ func TestLoadBadInputNamesFileLineAndKey(t *testing.T) {
 		{"bad url", "{\"mcpServers\": {\"a\": {\"url\": \"ftp://h/x\"}}}", false, "a", []string{"mcpServers.a.url", "http:// or https://"}},
 		{"missing variable", "{\"mcpServers\": {\"a\": {\"command\": \"x\",\n \"env\": {\"T\": \"${NOPE}\"}}}}", false, "a", []string{":2:9", "mcpServers.a.env.T", "NOPE is not set"}},
 		{"bad timeout", "{\"mcpServers\": {\"a\": {\"command\": \"x\", \"startup_timeout_ms\": -1}}}", false, "a", []string{"startup_timeout_ms", "positive"}},
+		{"bad oauth", "{\"mcpServers\": {\"a\": {\"url\": \"https://h/mcp\", \"oauth\": {\"callbackPort\": 70000}}}}", false, "a", []string{"mcpServers.a.oauth.callbackPort", "port number"}},
+		{"oauth not an object", "{\"mcpServers\": {\"a\": {\"url\": \"https://h/mcp\", \"oauth\": \"id\"}}}", false, "a", []string{"mcpServers.a.oauth", "clientId"}},
 		{"twice in a file", "{\"mcpServers\": {\"a\": {\"command\": \"x\"},\n\"a\": {\"command\": \"y\"}}}", false, "a", []string{":2:1", "defined twice", "line 1"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -240,4 +242,17 @@ func FuzzParseFile(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestLoadOAuthClient: a pre-registered OAuth client is read, its id and
+// secret expanded, for mcp login.
+func TestLoadOAuthClient(t *testing.T) {
+	root := t.TempDir()
+	writeFile(t, filepath.Join(root, ".mcp.json"), `{"mcpServers": {"notes": {"type": "http", "url": "https://notes.example/mcp",
+		"oauth": {"clientId": "moteur-cli", "clientSecret": "${NOTES_SECRET}", "callbackPort": 8976}}}}`)
+	l := Load(LoadConfig{ProjectRoot: root, LookupEnv: lookupMap(map[string]string{"NOTES_SECRET": "s3cret"})})
+	s := serverByName(t, l, "notes")
+	if s.Err != nil || s.OAuth != (OAuthClient{ClientID: "moteur-cli", ClientSecret: "s3cret", CallbackPort: 8976}) {
+		t.Fatalf("notes: %+v, %v", s.OAuth, s.Err)
+	}
 }
