@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/moteur/moteur/internal/npmtest"
 	"github.com/moteur/moteur/tools"
 )
 
@@ -23,31 +24,7 @@ import (
 // $MOTEUR_NPM (default /opt/moteur-npm). Without them the tests skip,
 // except under CI=true, where they fail.
 
-func npmPrefix() string {
-	if p := os.Getenv("MOTEUR_NPM"); p != "" {
-		return p
-	}
-	return "/opt/moteur-npm"
-}
-
-// needOutside skips (or, under CI=true, fails) when path is missing.
-func needOutside(t testing.TB, path, what string) string {
-	t.Helper()
-	if _, err := os.Stat(path); err != nil {
-		msg := fmt.Sprintf("%s not installed (%v): run .ci/run or npm install under %s", what, err, npmPrefix())
-		if os.Getenv("CI") == "true" {
-			t.Fatal(msg)
-		}
-		t.Skip(msg)
-	}
-	return path
-}
-
-func npmBin(t testing.TB, name string) string {
-	t.Helper()
-	needOutside(t, "/usr/bin/node", "node")
-	return needOutside(t, filepath.Join(npmPrefix(), "node_modules", ".bin", name), name)
-}
+func npmBin(t testing.TB, name string) string { t.Helper(); return npmtest.Bin(t, name) }
 
 func npmServer(t testing.TB, name, bin string, args ...string) ServerConfig {
 	return ServerConfig{Name: name, Transport: TransportStdio, Command: npmBin(t, bin), Args: args, Source: "test", Trusted: true}

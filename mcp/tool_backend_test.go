@@ -6,9 +6,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"sort"
 	"strings"
 	"sync"
@@ -18,6 +15,7 @@ import (
 	mcpsdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/moteur/moteur/effect"
+	"github.com/moteur/moteur/internal/npmtest"
 	mcp "github.com/moteur/moteur/mcp"
 	"github.com/moteur/moteur/tools"
 )
@@ -320,32 +318,6 @@ func (builtin) Execute(context.Context, json.RawMessage) (tools.Result, error) {
 	return tools.Result{Content: "built-in"}, nil
 }
 
-// npmBin returns the path of an npm test program, or skips (fails under
-// CI=true) when it is not installed.
-func npmBin(t *testing.T, name string) string {
-	t.Helper()
-	prefix := os.Getenv("MOTEUR_NPM")
-	if prefix == "" {
-		prefix = "/opt/moteur-npm"
-	}
-	p := filepath.Join(prefix, "node_modules", ".bin", name)
-	if _, err := os.Stat(p); err != nil {
-		missing(t, fmt.Sprintf("%s is not installed under %s (set MOTEUR_NPM): %v", name, prefix, err))
-	}
-	if _, err := exec.LookPath("node"); err != nil {
-		missing(t, "node is not on PATH: "+err.Error())
-	}
-	return p
-}
-
-func missing(t *testing.T, why string) {
-	t.Helper()
-	if os.Getenv("CI") == "true" {
-		t.Fatalf("CI=true: %s", why)
-	}
-	t.Skipf("skipped: %s", why)
-}
-
 func mustContain(t testing.TB, what, got string, wants ...string) {
 	t.Helper()
 	for _, w := range wants {
@@ -354,3 +326,6 @@ func mustContain(t testing.TB, what, got string, wants ...string) {
 		}
 	}
 }
+
+// npmBin is an npm test program (internal/npmtest).
+func npmBin(t *testing.T, name string) string { t.Helper(); return npmtest.Bin(t, name) }

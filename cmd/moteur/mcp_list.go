@@ -63,7 +63,6 @@ func (c *cli) mcpList(ctx context.Context, g *globalFlags, asJSON, trust bool) e
 	return nil
 }
 
-
 // printMCP writes the report as a table, then what the files said.
 func (c *cli) printMCP(rep app.MCPReport) {
 	if len(rep.Servers) == 0 && len(rep.Errors) == 0 {

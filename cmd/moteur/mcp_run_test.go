@@ -12,28 +12,9 @@ import (
 	"testing"
 
 	"github.com/moteur/moteur/event"
+	"github.com/moteur/moteur/internal/npmtest"
 	"github.com/moteur/moteur/provider/openai/openaitest"
 )
-
-// npmServer is the path of an MCP server program installed from the npm
-// registry (under $MOTEUR_NPM, default /opt/moteur-npm, as .ci/run installs
-// them). Without it the test is skipped, saying why, except under CI=true,
-// where it fails.
-func npmServer(t *testing.T, bin string) string {
-	t.Helper()
-	prefix := os.Getenv("MOTEUR_NPM")
-	if prefix == "" {
-		prefix = "/opt/moteur-npm"
-	}
-	path := filepath.Join(prefix, "node_modules", ".bin", bin)
-	if _, err := os.Stat(path); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("%s is not installed (.ci/run installs it): %v", bin, err)
-		}
-		t.Skipf("skipped: %s is not installed (npm install --prefix %s @modelcontextprotocol/server-everything): %v", bin, prefix, err)
-	}
-	return path
-}
 
 // writeMCPJSON writes the project's .mcp.json with one stdio server,
 // everything, and gives the harness the PATH the server's node needs.
@@ -51,14 +32,13 @@ func jsonString(s string) string {
 	return string(b)
 }
 
-
 // TestRunCallsAnMCPToolOfATrustedProject: with --trust-project, the
 // project's stdio server starts, SessionStarted lists it, the model is
 // offered its tools as mcp_<server>_<tool> and a call reaches the server;
 // the server's environment holds only what Moteur passes (not the model's
 // key), and the audit log records the call and its result.
 func TestRunCallsAnMCPToolOfATrustedProject(t *testing.T) {
-	bin := npmServer(t, "mcp-server-everything")
+	bin := npmtest.Bin(t, "mcp-server-everything")
 	srv := openaitest.NewServer(t,
 		openaitest.Calls("call_1", "mcp_everything_echo", `{"message":"hello over MCP"}`),
 		openaitest.Calls("call_2", "mcp_everything_get-env", `{}`),
@@ -98,7 +78,7 @@ func TestRunCallsAnMCPToolOfATrustedProject(t *testing.T) {
 // Trusted once on a terminal, it starts in later runs without asking, until
 // the file changes.
 func TestRunDoesNotStartAnUntrustedProjectServer(t *testing.T) {
-	bin := npmServer(t, "mcp-server-everything")
+	bin := npmtest.Bin(t, "mcp-server-everything")
 	srv := openaitest.NewServer(t, openaitest.Answer("one"), openaitest.Answer("two"), openaitest.Answer("three"), openaitest.Answer("four"))
 	h := newHarness(t, srv.BaseURL())
 	h.writeMCPJSON(t, bin, "")
@@ -151,7 +131,7 @@ func (h *harness) writeUserMCP(t *testing.T, cfg string) {
 // where each server stands — connected with its tools, untrusted, down
 // with why, disabled — with the file's warnings; --json for scripts.
 func TestMCPListReportsEveryServer(t *testing.T) {
-	bin := npmServer(t, "mcp-server-everything")
+	bin := npmtest.Bin(t, "mcp-server-everything")
 	h := newHarness(t, "http://127.0.0.1:1/v1")
 	h.writeMCPJSON(t, bin, "")
 	h.writeUserMCP(t, `{"mcpServers": {

