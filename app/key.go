@@ -4,14 +4,14 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"github.com/moteur/moteur/atomicfile"
+	"github.com/moteur/moteur/atrest"
+	"github.com/moteur/moteur/orgpolicy"
 	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
-
-	"github.com/moteur/moteur/atrest"
-	"github.com/moteur/moteur/orgpolicy"
 )
 
 // keyIDFile, in the data directory, names the at-rest key that protects
@@ -93,7 +93,7 @@ func loadKey(env func(string) string, pol *orgpolicy.Policy, home string, create
 		if err := os.MkdirAll(home, 0o700); err != nil {
 			return nil, fmt.Errorf("data directory: %w", err)
 		}
-		err := replaceFile(filepath.Join(home, keyIDFile), func(w io.Writer) error {
+		err := atomicfile.WriteFunc(filepath.Join(home, keyIDFile), 0o600, func(w io.Writer) error {
 			_, err := io.WriteString(w, k.ID()+"\n")
 			return err
 		})

@@ -7,13 +7,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/moteur/moteur/atomicfile"
+	"github.com/moteur/moteur/event"
+	"github.com/moteur/moteur/session"
 	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
-
-	"github.com/moteur/moteur/event"
-	"github.com/moteur/moteur/session"
 )
 
 // The transcript of a session (TranscriptPath) is a plain copy of its
@@ -161,7 +161,7 @@ func rebuildTranscript(ctx context.Context, path, id string, st eventLoader) err
 	if err != nil && !errors.Is(err, session.ErrNotFound) {
 		return err
 	}
-	return replaceFile(path, func(w io.Writer) error { return writeEvents(w, evs) })
+	return atomicfile.WriteFunc(path, 0o600, func(w io.Writer) error { return writeEvents(w, evs) })
 }
 
 // writeEvents writes evs to w as the transcript holds them: each the line

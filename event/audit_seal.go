@@ -9,6 +9,8 @@ import (
 	"errors"
 	"io/fs"
 	"os"
+
+	"github.com/moteur/moteur/atomicfile"
 )
 
 // An audit seal says that a log was whole when the process that last wrote
@@ -24,8 +26,8 @@ import (
 // is verified whole, as without seals. `moteur audit verify` always reads
 // the whole log: a seal only spares a continuation from doing it again.
 //
-// The seal is kept beside the log (SealPath). It is not fsynced: one lost
-// in a crash only costs a full verification.
+// The seal is kept beside the log (SealPath), replaced whole; one lost in a
+// crash only costs a full verification.
 
 // auditSealPurpose separates the seal's MACs from the records': a record's
 // MAC is over its canonical form, which starts with `{"index":`.
@@ -72,10 +74,9 @@ func sealMAC(key []byte, s auditSeal) (string, error) {
 }
 
 // writeSeal records that the log f, which a sink of session left at head
-// after the record before next, is whole as it is now. It writes a
-// temporary file and renames it over the seal, so a reader sees one seal
-// or the other, never a mix; failing, it removes the old seal, which no
-// longer describes the log.
+// after the record before next, is whole as it is now. The seal is
+// replaced whole (a reader sees one seal or the other); failing, it
+// removes the old seal, which no longer describes the log.
 func writeSeal(path string, f *os.File, key []byte, s auditSeal) error {
 	sealPath := SealPath(path)
 	fi, err := f.Stat()
@@ -97,14 +98,7 @@ func writeSeal(path string, f *os.File, key []byte, s auditSeal) error {
 		_ = os.Remove(sealPath)
 		return err
 	}
-	tmp := sealPath + ".tmp"
-	if err := os.WriteFile(tmp, append(b, '\n'), 0o600); err != nil {
-		_ = os.Remove(tmp)
-		_ = os.Remove(sealPath)
-		return err
-	}
-	if err := os.Rename(tmp, sealPath); err != nil {
-		_ = os.Remove(tmp)
+	if err := atomicfile.Write(sealPath, append(b, '\n'), 0o600); err != nil {
 		_ = os.Remove(sealPath)
 		return err
 	}

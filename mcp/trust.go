@@ -10,6 +10,8 @@ import (
 	"slices"
 	"sync"
 	"time"
+
+	"github.com/moteur/moteur/atomicfile"
 )
 
 // A project's .mcp.json runs programs that arrived with the code, so its
@@ -119,36 +121,11 @@ func (s *TrustStore) write(f *trustFile) error {
 	if err != nil {
 		return err
 	}
-	dir := filepath.Dir(s.cfg.Path)
-	if err := os.MkdirAll(dir, 0o700); err != nil {
+	if err := os.MkdirAll(filepath.Dir(s.cfg.Path), 0o700); err != nil {
 		return fmt.Errorf("MCP trust store: %w", err)
 	}
-	tmp, err := os.CreateTemp(dir, ".mcp-trust-*")
-	if err != nil {
+	if err := atomicfile.Write(s.cfg.Path, append(data, '\n'), 0o600); err != nil {
 		return fmt.Errorf("MCP trust store: %w", err)
-	}
-	defer os.Remove(tmp.Name()) // after a successful rename, a no-op
-	if err := tmp.Chmod(0o600); err != nil {
-		tmp.Close()
-		return fmt.Errorf("MCP trust store: %w", err)
-	}
-	if _, err := tmp.Write(append(data, '\n')); err != nil {
-		tmp.Close()
-		return fmt.Errorf("MCP trust store: %w", err)
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return fmt.Errorf("MCP trust store: %w", err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("MCP trust store: %w", err)
-	}
-	if err := os.Rename(tmp.Name(), s.cfg.Path); err != nil {
-		return fmt.Errorf("MCP trust store: %w", err)
-	}
-	if d, err := os.Open(dir); err == nil {
-		_ = d.Sync() // the rename itself durable; best effort
-		d.Close()
 	}
 	return nil
 }

@@ -14,6 +14,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/moteur/moteur/atomicfile"
 	"github.com/moteur/moteur/atrest"
 )
 
@@ -170,31 +171,8 @@ func (s *Store) save(g *grant) error {
 		return fmt.Errorf("oauth token store: %w", err)
 	}
 	path := s.Path(g.Server, g.URL)
-	f, err := os.CreateTemp(s.dir, "."+filepath.Base(path)+".*")
-	if err != nil {
-		return fmt.Errorf("oauth token store: %w", err)
-	}
-	tmp := f.Name()
-	defer os.Remove(tmp) // a no-op once renamed
-	_, err = f.Write(sealed)
-	if err == nil {
-		err = f.Chmod(0o600)
-	}
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp, path)
-	}
-	if err != nil {
+	if err := atomicfile.Write(path, sealed, 0o600); err != nil {
 		return fmt.Errorf("oauth token store: write %s: %w", path, err)
-	}
-	if d, err := os.Open(s.dir); err == nil {
-		_ = d.Sync()
-		_ = d.Close()
 	}
 	return nil
 }
