@@ -9,7 +9,6 @@ import (
 
 	"github.com/moteur/moteur/effect"
 	"github.com/moteur/moteur/engine"
-	"github.com/moteur/moteur/llm"
 	"github.com/moteur/moteur/mcp"
 	"github.com/moteur/moteur/policy"
 )
@@ -143,9 +142,20 @@ func (g mcpGuard) CheckEndpoint(server mcp.ServerInfo, url string) error {
 	return g.out.Check(policy.Destination{Provider: "MCP server " + server.Name, Endpoint: url, Local: server.Local}, nil)
 }
 
+// CheckArguments refuses, for a server not declared local, arguments that
+// carry a marking, as the outbound check refuses a model request. The
+// refusal names the rule, not the marking: it becomes the call's result,
+// which the model reads, and quoting the marking there would put it in the
+// session's next request.
 func (g mcpGuard) CheckArguments(server mcp.ServerInfo, tool string, args json.RawMessage) error {
-	return g.out.Check(policy.Destination{Provider: "MCP server " + server.Name + " (" + tool + ")", Local: server.Local},
-		[]llm.Message{{Role: llm.RoleUser, Content: string(args)}})
+	if server.Local {
+		return nil
+	}
+	if m, ok := g.out.Classify(string(args)); ok {
+		return &policy.Refusal{Rule: "classification (" + m.Rule + ")",
+			Reason: fmt.Sprintf("the arguments of %s carry a protection marking, which may only go to a server declared \"local\": true, and MCP server %s is not", tool, server.Name)}
+	}
+	return nil
 }
 
 // MCPServerStatus is one server of an MCPReport.
