@@ -39,6 +39,9 @@ func (s *Set) mustConfirm(tool, verb string, args json.RawMessage) string {
 	if a.Path == "" {
 		return "" // refused by the tool itself
 	}
+	if tg, err := s.resolve(a.Path); err == nil && s.refuseSkill(tool, tg) != nil {
+		return "" // refused by the tool itself: nothing to confirm
+	}
 	paths := tools.ControlPaths(s.real)
 	// The path as written first, then as resolved: a path through a link
 	// that resolve refuses is not written, but one whose spelling is a

@@ -105,6 +105,9 @@ func (s *Set) edit(ctx context.Context, path string, edits []edit) (tools.Result
 	if err != nil {
 		return tools.Result{}, "", err
 	}
+	if err := s.refuseSkill(EditFileName, tg); err != nil {
+		return tools.Result{}, "", err
+	}
 	unlock, err := s.locks.lock(ctx, tg.rel)
 	if err != nil {
 		return tools.Result{}, "", err

@@ -84,6 +84,10 @@ type Config struct {
 	// built-in markings. Every tool that shows or counts a file's text asks
 	// it for the file's whole text (see classify.go).
 	Markings func(text string) (marking string, found bool)
+	// Skills serves read_file's skill:// addresses and names the skill
+	// directories write_file and edit_file refuse (nil: no skills; see
+	// skill.go).
+	Skills SkillReader
 }
 
 // Set is the state the file tools share: the confined root, per-path locks,
@@ -99,6 +103,7 @@ type Set struct {
 	classify func(string) (string, bool)
 	// markings is Config.Markings, or the built-in markings; see marked.
 	markings func(string) (string, bool)
+	skills   SkillReader // Config.Skills
 
 	locks pathLocks
 	cache *fileCache
@@ -147,6 +152,7 @@ func New(cfg Config) (*Set, error) {
 		now:      now,
 		classify: cfg.Classify,
 		markings: cfg.Markings,
+		skills:   cfg.Skills,
 		cache:    newFileCache(defaultCacheBytes, maxCachedFile),
 		created:  map[string]bool{},
 	}, nil

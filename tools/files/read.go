@@ -33,7 +33,7 @@ const (
 
 const readDescription = `Read a text file of the project, as numbered lines.
 
-- path: relative to the project root (or absolute inside it).
+- path: relative to the project root (or absolute inside it), or a skill's address skill://NAME/SKILL.md (its instructions, files and how to run its scripts) or skill://NAME/PATH (one of its files), when the session has skills.
 - offset: 1-based number of the first line to return (default 1).
 - limit: number of lines to return (default 2000).
 - max_bytes: cap on the returned lines, number prefixes included (default and maximum 65536); the page stops before the line that would exceed it.
@@ -109,7 +109,11 @@ func (t *ReadFile) Execute(ctx context.Context, args json.RawMessage) (tools.Res
 	if a.MaxBytes != nil {
 		maxBytes = min(max(*a.MaxBytes, minReadBytes), maxReadBytes)
 	}
-	content, rule, err := t.s.readPage(ctx, a.Path, offset, limit, maxBytes)
+	read := t.s.readPage
+	if isSkillURI(a.Path) {
+		read = t.s.readSkillPage
+	}
+	content, rule, err := read(ctx, a.Path, offset, limit, maxBytes)
 	return answer(ReadFileName, tools.Result{Content: content}, rule, err)
 }
 
@@ -175,15 +179,22 @@ func (s *Set) readPage(ctx context.Context, path string, offset, limit, maxBytes
 		}
 		return "", rule, describe(tg, "read", err)
 	}
+	text, err := pageText(tg.rel, tg.arg, offset, p)
+	return text, rule, err
+}
+
+// pageText is a page with its header "NAME: lines A-B of N; …"; arg names
+// the file in errors as the model wrote it.
+func pageText(name, arg string, offset int, p *page) (string, error) {
 	switch {
 	case p.total == 0:
-		return fmt.Sprintf("%s: empty file (0 lines)", tg.rel), rule, nil
+		return fmt.Sprintf("%s: empty file (0 lines)", name), nil
 	case p.shown == 0:
-		return "", rule, fmt.Errorf("offset %d is past the end of %s (%s)", offset, tg.arg, plural(p.total, "line"))
+		return "", fmt.Errorf("offset %d is past the end of %s (%s)", offset, arg, plural(p.total, "line"))
 	}
 	var b strings.Builder
-	b.Grow(len(tg.rel) + 64 + p.body.Len())
-	fmt.Fprintf(&b, "%s: lines %d-%d of %d", tg.rel, offset, offset+p.shown-1, p.total)
+	b.Grow(len(name) + 64 + p.body.Len())
+	fmt.Fprintf(&b, "%s: lines %d-%d of %d", name, offset, offset+p.shown-1, p.total)
 	if next := offset + p.shown; next <= p.total {
 		fmt.Fprintf(&b, "; next_offset %d", next)
 		if p.byteCapped {
@@ -197,7 +208,7 @@ func (s *Set) readPage(ctx context.Context, path string, offset, limit, maxBytes
 	}
 	b.WriteByte('\n')
 	b.Write(p.body.Bytes())
-	return b.String(), rule, nil
+	return b.String(), nil
 }
 
 // wholeFile returns the content of a small file (at most maxFile bytes),

@@ -139,6 +139,9 @@ func (s *Set) write(ctx context.Context, path string, content []byte, appending 
 	if err != nil {
 		return tools.Result{}, "", err
 	}
+	if err := s.refuseSkill(WriteFileName, tg); err != nil {
+		return tools.Result{}, "", err
+	}
 	unlock, err := s.locks.lock(ctx, tg.rel)
 	if err != nil {
 		return tools.Result{}, "", err

@@ -34,6 +34,7 @@ type args struct {
 	MaxOutput  int
 	MaxStderr  int
 	Env        map[string]string
+	SkillName  string
 }
 
 // rawArgs mirrors the schema; pointers tell an absent number from zero.
@@ -45,6 +46,7 @@ type rawArgs struct {
 	MaxOutput  *int              `json:"max_output_bytes"`
 	MaxStderr  *int              `json:"max_stderr_bytes"`
 	Env        map[string]string `json:"env"`
+	SkillName  string            `json:"skill_name"`
 }
 
 // parseArgs decodes and checks a call. The registry has validated the
@@ -63,7 +65,7 @@ func parseArgs(raw json.RawMessage) (args, error) {
 	if strings.IndexByte(r.Command, 0) >= 0 {
 		return args{}, errors.New("command contains a NUL byte")
 	}
-	a := args{Command: r.Command, WorkDir: r.WorkDir, Stdin: r.Stdin, Env: r.Env}
+	a := args{Command: r.Command, WorkDir: r.WorkDir, Stdin: r.Stdin, Env: r.Env, SkillName: r.SkillName}
 	var err error
 	if a.TimeoutSec, err = bounded("timeout_sec", r.TimeoutSec, defaultTimeoutSec, maxTimeoutSec); err != nil {
 		return args{}, err

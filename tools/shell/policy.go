@@ -37,7 +37,7 @@ func (e *Exec) RiskOf(raw json.RawMessage) effect.Risk {
 	if err != nil {
 		return effect.RiskWrite
 	}
-	wd, err := e.workDir(a.WorkDir)
+	wd, _, err := e.callDir(a)
 	if err != nil {
 		return effect.RiskWrite
 	}
@@ -284,6 +284,9 @@ func (e *Exec) Summary(raw json.RawMessage) string {
 		return ""
 	}
 	var extra []string
+	if a.SkillName != "" {
+		extra = append(extra, "in the directory of skill "+clipRunes(a.SkillName, 64))
+	}
 	if a.WorkDir != "" && a.WorkDir != "." {
 		extra = append(extra, "in "+clipRunes(a.WorkDir, 60))
 	}

@@ -61,6 +61,9 @@ type Config struct {
 	// environment, TERM=dumb); Moteur's whole environment is never passed
 	// on, so that the secrets in it do not leak to commands.
 	Env []string
+	// Skills are the session's skills, whose scripts the skill_name
+	// argument runs (nil: no skills, and no skill_name; see skill.go).
+	Skills SkillResolver
 }
 
 // Exec is the shell_exec tool. It keeps no state between calls and is safe
@@ -73,6 +76,8 @@ type Exec struct {
 	sandbox   sandbox
 	grace     time.Duration
 	desc      string
+	schema    string
+	skills    SkillResolver
 }
 
 // New returns the tool for cfg. It fails on a configuration that cannot
@@ -110,8 +115,12 @@ func New(cfg Config) (*Exec, error) {
 	if err != nil {
 		return nil, err
 	}
-	e := &Exec{root: root, rootAlias: alias, shell: sh, env: env, sandbox: sb, grace: defaultKillGrace}
+	e := &Exec{root: root, rootAlias: alias, shell: sh, env: env, sandbox: sb, grace: defaultKillGrace, schema: schema, skills: cfg.Skills}
 	e.desc = description(sb)
+	if cfg.Skills != nil {
+		e.schema = withSkills(schema)
+		e.desc += "- skill_name runs the command in that skill's directory with $" + SkillEnv + " set to it (read its skill://NAME/SKILL.md first); the skill's files are read-only.\n"
+	}
 	return e, nil
 }
 
@@ -171,7 +180,7 @@ func (*Exec) Name() string { return Name }
 func (e *Exec) Description() string { return e.desc }
 
 // Schema implements tools.Tool.
-func (*Exec) Schema() json.RawMessage { return json.RawMessage(schema) }
+func (e *Exec) Schema() json.RawMessage { return json.RawMessage(e.schema) }
 
 // Risk implements tools.Tool: the class of a call whose command is not
 // known; RiskOf refines it per call.
@@ -198,7 +207,7 @@ func (e *Exec) Execute(ctx context.Context, raw json.RawMessage) (tools.Result, 
 	if e.sandbox.refusal != "" {
 		return tools.Result{Content: e.sandbox.refusal, IsError: true}, nil
 	}
-	wd, err := e.workDir(a.WorkDir)
+	wd, skillDir, err := e.callDir(a)
 	if err != nil {
 		return refuse(err), nil
 	}
@@ -219,7 +228,13 @@ func (e *Exec) Execute(ctx context.Context, raw json.RawMessage) (tools.Result, 
 	before := snapshotControl(e.root, controls)
 	var prot protection
 	if e.Sandboxed() {
-		prot = protect(e.root, controls)
+		prot = e.protectSkills(protect(e.root, controls), skillDir)
+	}
+	env := mergeEnv(e.env, a.Env)
+	if skillDir != "" {
+		// After the call's variables: the skill's directory is not the
+		// model's to choose.
+		env = append(env, SkillEnv+"="+skillDir)
 	}
 	inv, err := e.sandbox.invocation(e.root, wd, network, e.shell, a.Command, prot)
 	if err != nil {
@@ -231,7 +246,7 @@ func (e *Exec) Execute(ctx context.Context, raw json.RawMessage) (tools.Result, 
 		args:    inv.argv,
 		extra:   inv.extra,
 		dir:     wd,
-		env:     e.sandbox.environ(mergeEnv(e.env, a.Env)),
+		env:     e.sandbox.environ(env),
 		stdin:   a.Stdin,
 		timeout: time.Duration(a.TimeoutSec) * time.Second,
 		maxOut:  a.MaxOutput,
