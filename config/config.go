@@ -69,6 +69,7 @@ import (
 	"strings"
 
 	"github.com/moteur/moteur/classify"
+	"github.com/moteur/moteur/hooks"
 	"github.com/moteur/moteur/hostmatch"
 	"github.com/moteur/moteur/kb/retrieval"
 	"github.com/moteur/moteur/orgpolicy"
@@ -147,6 +148,10 @@ type Config struct {
 	// MCPCatalogThreshold is the last file's mcp.catalog_threshold (0: the
 	// default).
 	MCPCatalogThreshold int
+	// Hooks are the files' hooks: sections, user's first, for hooks.New
+	// (hooks.Config.Sources). A project file's are marked Project: they
+	// run only once the user has trusted them (hooks.Set.TrustedBy).
+	Hooks []hooks.Source
 	// Policy is the organisation policy applied; nil when there is none.
 	Policy *orgpolicy.Policy
 	// Sources are the files that were read, in the order they apply (user,
@@ -385,6 +390,7 @@ func (c *Config) merge(layers []layer, getenv func(string) string) error {
 		if f.MCP.CatalogThreshold > 0 {
 			c.MCPCatalogThreshold = f.MCP.CatalogThreshold
 		}
+		c.addHooks(l)
 	}
 	c.Profile = profile.Get(name)
 	c.Retrieval = c.Retrieval.WithDefaults()
@@ -393,6 +399,18 @@ func (c *Config) merge(layers []layer, getenv func(string) string) error {
 		return fmt.Errorf("config: allowlist: %w", err)
 	}
 	return nil
+}
+
+// addHooks keeps a file's hooks: section as one hooks.Source. Hooks are
+// concatenated, never replaced: a project cannot remove the user's.
+func (c *Config) addHooks(l layer) {
+	if len(l.f.Hooks) == 0 {
+		return
+	}
+	c.Hooks = append(c.Hooks, hooks.Source{File: l.path, Project: l.project, Events: l.f.Hooks, LineOf: l.f.hookLine})
+	if l.project {
+		c.notef("project config %s defines hooks (commands run on your machine); they run only once you trust them", l.path)
+	}
 }
 
 // noteProjectProviders lists the servers a project file sends to.

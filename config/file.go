@@ -10,6 +10,7 @@ import (
 	"github.com/goccy/go-yaml/ast"
 
 	"github.com/moteur/moteur/classify"
+	"github.com/moteur/moteur/hooks"
 	"github.com/moteur/moteur/hostmatch"
 	"github.com/moteur/moteur/kb/retrieval"
 	"github.com/moteur/moteur/policy"
@@ -52,6 +53,16 @@ type File struct {
 		// instead of every definition (0: the default, 40).
 		CatalogThreshold int `yaml:"catalog_threshold"`
 	} `yaml:"mcp"`
+
+	// Hooks is Claude Code's hooks setting, in its shape: EVENT: [{matcher:
+	// REGEX, hooks: [{type: command, command: …, timeout: SECONDS}]}].
+	// Event names, types and matchers are checked by hooks.New, which
+	// reports a bad hook and skips it rather than stopping the session.
+	Hooks map[string][]hooks.Group `yaml:"hooks"`
+
+	// hookLine gives the line of a key path in the file, for hooks.New's
+	// reports; nil when the file was not read by ReadFile.
+	hookLine func(path string) int
 }
 
 // FileProvider is one entry of providers: as written. There is no api_key
@@ -116,6 +127,7 @@ func ReadFile(path string) (*File, error) {
 	if err := f.check(tree); err != nil {
 		return fail(err)
 	}
+	f.hookLine = func(path string) int { return strictyaml.LineOf(tree, path) }
 	return &f, nil
 }
 

@@ -44,6 +44,9 @@ type Input struct {
 	// StopHookActive: the turn already went on once because of a Stop
 	// hook (Stop, SubagentStop), so that a hook can avoid looping.
 	StopHookActive bool
+	// ToolUseID is the call's id (PreToolUse, PostToolUse), sent as
+	// tool_use_id; optional.
+	ToolUseID string
 }
 
 // Hook is one configured command, as HookStarted and HookCompleted name it.
@@ -51,6 +54,9 @@ type Hook struct {
 	// Name identifies it in events: its command, shortened.
 	Name    string
 	Command string
+	// Source is where it is configured: the file and the key, e.g.
+	// "/p/.moteur/config.yaml: hooks.PreToolUse[0].hooks[1]".
+	Source string
 }
 
 // Result is one hook's run, for HookCompleted.
