@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"github.com/moteur/moteur/effect"
+	"slices"
 	"sync/atomic"
 	"time"
 
@@ -28,7 +29,10 @@ func (t *turn) withTools(ctx context.Context, resp llm.Response) (outcome, bool)
 	if resp.Finish == llm.FinishLength {
 		t.refuseCut(resp.ToolCalls)
 	} else {
-		t.act(ctx, resp.ToolCalls, t.authorize(ctx, resp.ToolCalls))
+		// A PreToolUse hook may change a call's arguments: the recorded
+		// message keeps what the model asked for.
+		calls := slices.Clone(resp.ToolCalls)
+		t.act(ctx, calls, t.authorize(ctx, calls))
 	}
 	// Each result was recorded as its call ended; with the last of them
 	// the state put them all in the history, in call order.
@@ -113,7 +117,7 @@ func (t *turn) act(ctx context.Context, calls []llm.ToolCall, grants []grant) {
 }
 
 func (t *turn) concurrent(c llm.ToolCall) bool {
-	tool, ok := t.e.deps.Tools.Lookup(c.Name)
+	tool, ok := t.lookup(c.Name)
 	// An unknown tool only produces an error result: it cannot conflict.
 	return !ok || tool.Concurrent()
 }
@@ -123,10 +127,11 @@ func (t *turn) runCall(ctx context.Context, i int, c llm.ToolCall, sem chan stru
 	defer func() { <-sem }()
 	start := t.e.now()
 	ctx = tools.WithCall(ctx, tools.CallInfo{Session: t.s.id, CallID: c.ID})
-	ctx = cite.WithTable(ctx, t.s.st.aliases)
+	ctx = cite.WithTable(ctx, t.conv().aliases)
 	ctx, finished := t.progress(ctx, c)
-	res := t.e.deps.Tools.Execute(ctx, c)
+	res := t.execute(ctx, c)
 	finished()
+	res = t.postToolUse(ctx, c, res)
 	done <- callDone{i: i, res: res, dur: t.e.now().Sub(start)}
 }
 
@@ -183,7 +188,7 @@ func (t *turn) risk(c llm.ToolCall) effect.Risk {
 }
 
 func (t *turn) assess(c llm.ToolCall) effect.Risk {
-	tool, ok := t.e.deps.Tools.Lookup(c.Name)
+	tool, ok := t.lookup(c.Name)
 	if !ok {
 		return effect.RiskRead
 	}
@@ -196,7 +201,7 @@ func (t *turn) assess(c llm.ToolCall) effect.Risk {
 // mustConfirm is why the call needs the user's confirmation in every mode,
 // as its tool says (tools.Confirmer), or "".
 func (t *turn) mustConfirm(c llm.ToolCall) string {
-	tool, ok := t.e.deps.Tools.Lookup(c.Name)
+	tool, ok := t.lookup(c.Name)
 	if !ok {
 		return ""
 	}

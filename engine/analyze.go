@@ -86,12 +86,12 @@ func (t *turn) answer(resp llm.Response, reason, text string, synthetic, truncat
 // record emits an AssistantMessage, which the state appends to the
 // history.
 func (t *turn) record(resp llm.Response, synthetic, truncated bool) {
-	p := t.s.current.Provider // open made it the default candidate
+	p := t.current().Provider // open made it the default candidate
 	_, _ = t.emit(event.AssistantMessage, event.AssistantMessagePayload{
 		Text: resp.Text, Reasoning: resp.Reasoning, ToolCalls: resp.ToolCalls, Finish: resp.Finish,
 		Truncated: truncated, Synthetic: synthetic, Round: t.round, Usage: resp.Usage,
 		Provider: p.Name(), Model: orDefault(resp.Model, p.Model()),
-		Citations: t.s.st.aliases.Citations(resp.Text),
+		Citations: t.conv().aliases.Citations(resp.Text),
 	})
 }
 

@@ -5,9 +5,11 @@ import (
 	"github.com/moteur/moteur/effect"
 	"time"
 
+	"github.com/moteur/moteur/agents"
 	"github.com/moteur/moteur/checkpoint"
 	"github.com/moteur/moteur/classify"
 	"github.com/moteur/moteur/event"
+	"github.com/moteur/moteur/hooks"
 	"github.com/moteur/moteur/hostmatch"
 	"github.com/moteur/moteur/i18n"
 	"github.com/moteur/moteur/orgpolicy"
@@ -146,6 +148,28 @@ type Deps struct {
 	// process. nil: the engine knows only what it ran and what Restore gave
 	// it.
 	Store Store
+	// Agents are the sub-agents the tool `agent` may start (nil: no
+	// `agent` tool). A child runs its own loop with its own history, the
+	// same provider, router, permissions and mode, and tools its agent's
+	// allowlist narrows; it never starts a child of its own.
+	Agents *agents.Catalog
+	// BasePrompt is the system prompt without its skills and agents
+	// sections: the base of a sub-agent's prompt ("": SystemPrompt).
+	BasePrompt string
+	// SkillsSection is the skills section added to the prompt of a
+	// sub-agent that has read_file (the tool that reads skill://).
+	SkillsSection string
+	// OutputLimit cuts a sub-agent's answer, in characters (0: no cut).
+	OutputLimit int
+	// Hooks are the user's hooks (nil: none run).
+	Hooks *hooks.Set
+	// TranscriptPath is the session's JSONL transcript, given to hooks as
+	// transcript_path.
+	TranscriptPath string
+	// Notify turns the Notification hook event on (interactive faces): it
+	// runs when a permission request waits for the user.
+	Notify bool
+
 	// SnapshotEvery is how many events may follow a session's last
 	// snapshot before the end of a turn stores a new one in Store, when it
 	// keeps snapshots (0: DefaultSnapshotEvery).

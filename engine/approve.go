@@ -55,13 +55,30 @@ func (t *turn) authorize(ctx context.Context, calls []llm.ToolCall) []grant {
 	grants := make([]grant, len(calls))
 	perms := t.e.deps.Permissions
 	for i, c := range calls {
-		if perms == nil {
+		c, mustAsk, refusal := t.preToolUse(ctx, c)
+		calls[i] = c
+		if refusal != "" {
+			grants[i] = refused(refusal)
+			continue
+		}
+		if t.auditErr != nil {
+			return grants
+		}
+		if perms == nil && !mustAsk {
 			grants[i] = grant{allowed: true}
 			continue
 		}
 		name, args := t.judgedAs(c)
 		req := policy.Request{Session: t.s.id, Tool: name, Risk: t.risk(c), Args: args, Confirm: t.mustConfirm(c)}
-		v := perms.Check(req)
+		v := policy.Verdict{Decision: policy.Allow}
+		if perms != nil {
+			v = perms.Check(req)
+		}
+		if mustAsk && v.Decision == policy.Allow {
+			// A hook's "ask" tightens: the user decides a call the rules
+			// allowed; a denied call stays denied.
+			v = policy.Verdict{Decision: policy.Ask, Rule: "PreToolUse hook: ask"}
+		}
 		switch v.Decision {
 		case policy.Allow:
 			grants[i] = grant{allowed: true}
@@ -86,9 +103,13 @@ func refused(msg string) grant {
 // recorded as PermissionResolved. The request is open before the event is
 // seen, so that an answer to the event always finds it.
 func (t *turn) ask(ctx context.Context, c llm.ToolCall, req policy.Request, v policy.Verdict) grant {
+	// The number follows the session's last one: a sibling sub-agent's
+	// request is numbered and answered before this one is.
+	t.s.askMu.Lock()
+	defer t.s.askMu.Unlock()
 	n := t.s.st.permSeq + 1
 	r := request{id: fmt.Sprintf("%s/%d", t.s.id, n), session: t.s.id, number: n, callID: c.ID, tool: c.Name,
-		summary: t.callSummary(c), risk: string(req.Risk), sandboxed: t.grantsNetwork(c)}
+		summary: t.askSummary(c), risk: string(req.Risk), sandboxed: t.grantsNetwork(c)}
 	if err := t.e.approvals.open(ctx, r); err != nil {
 		return refused("The call was not run: its approval request could not be recorded: " + err.Error())
 	}
@@ -99,6 +120,7 @@ func (t *turn) ask(ctx context.Context, c llm.ToolCall, req policy.Request, v po
 		t.e.approvals.withdraw(r.id, "cancelled")
 		return refused("The call was not run: the audit log failed.")
 	}
+	t.notify(ctx, c.Name)
 	reply, by := t.e.approvals.wait(ctx, r.id, t.e.deps.ApprovalTimeout)
 	_, _ = t.emit(event.PermissionResolved, event.PermissionResolvedPayload{
 		ID: r.id, CallID: c.ID, Tool: c.Name, Allow: reply.Allow, Remember: reply.Remember,
@@ -110,7 +132,7 @@ func (t *turn) ask(ctx context.Context, c llm.ToolCall, req policy.Request, v po
 	if !reply.Allow {
 		return refused(refusalText(c.Name, by, reply.Reason, t.e.deps.ApprovalTimeout))
 	}
-	if reply.Remember {
+	if reply.Remember && t.e.deps.Permissions != nil {
 		t.e.deps.Permissions.Remember(req)
 	}
 	return grant{allowed: true, network: reply.Network}
@@ -132,11 +154,21 @@ func refusalText(tool, by, reason string, timeout time.Duration) string {
 	return msg
 }
 
+// askSummary is the call as the user is asked about it: a sub-agent's
+// request names the agent that makes it.
+func (t *turn) askSummary(c llm.ToolCall) string {
+	s := t.callSummary(c)
+	if t.child != nil {
+		s = fmt.Sprintf("[sub-agent %s] %s", t.child.agent.Name, s)
+	}
+	return s
+}
+
 // grantsNetwork reports whether the call's tool isolates it and can be
 // given the network for it (tools.NetworkGranter): its request then offers
 // "allow with network". Deps.ShellSandboxed says so of every such tool.
 func (t *turn) grantsNetwork(c llm.ToolCall) bool {
-	tool, ok := t.e.deps.Tools.Lookup(c.Name)
+	tool, ok := t.lookup(c.Name)
 	if !ok {
 		return false
 	}
@@ -147,7 +179,7 @@ func (t *turn) grantsNetwork(c llm.ToolCall) bool {
 // callSummary is the call as the tool sums it up (tools.Summarizer: a
 // shell command with its env and stdin), or else as summarize does.
 func (t *turn) callSummary(c llm.ToolCall) string {
-	if tool, ok := t.e.deps.Tools.Lookup(c.Name); ok {
+	if tool, ok := t.lookup(c.Name); ok {
 		if sm, ok := tool.(tools.Summarizer); ok {
 			if s := strings.Join(strings.Fields(sm.Summary(json.RawMessage(c.Arguments))), " "); s != "" {
 				if utf8.RuneCountInString(s) > 300 {
@@ -182,7 +214,7 @@ func summarize(c llm.ToolCall) string {
 // model used.
 func (t *turn) judgedAs(c llm.ToolCall) (string, json.RawMessage) {
 	name, args := c.Name, json.RawMessage(c.Arguments)
-	if tool, ok := t.e.deps.Tools.Lookup(c.Name); ok {
+	if tool, ok := t.lookup(c.Name); ok {
 		if p, ok := tool.(tools.Proxy); ok {
 			if n, a, ok := p.ProxyFor(args); ok {
 				return n, a

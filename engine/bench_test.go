@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/moteur/moteur/agents"
 	"github.com/moteur/moteur/event"
 	"github.com/moteur/moteur/llm"
 	"github.com/moteur/moteur/provider/scripted"
@@ -95,4 +96,51 @@ func BenchmarkRestore10k(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// BenchmarkSubAgent runs one turn whose single round starts one child of
+// 10 rounds (2 concurrent tool calls a round); compare with BenchmarkTurn
+// for the overhead a child adds over its own rounds.
+func BenchmarkSubAgent(b *testing.B) {
+	const rounds = 10
+	reg := tools.NewRegistry(tools.Config{})
+	for i := range 50 {
+		if err := reg.Register(&fakeTool{name: fmt.Sprintf("tool_%02d", i), concurrent: true}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	cat, _ := agents.Load(agents.Config{})
+	fn := func(req llm.Request) llm.Response {
+		n := toolRounds(req)
+		if isChild(req) {
+			if n < rounds {
+				return llm.Response{Text: "Je vérifie deux sources.", Finish: llm.FinishToolCalls, ToolCalls: []llm.ToolCall{
+					{ID: fmt.Sprintf("a%d", n), Name: "tool_07", Arguments: `{"q":"alpha"}`},
+					{ID: fmt.Sprintf("b%d", n), Name: "tool_42", Arguments: `{"q":"beta"}`}}}
+			}
+			return llm.Response{Text: "Voici la réponse complète, fondée sur les résultats.", Finish: llm.FinishStop}
+		}
+		if n == 0 {
+			return llm.Response{Finish: llm.FinishToolCalls, ToolCalls: []llm.ToolCall{{ID: "p1", Name: agents.ToolName,
+				Arguments: `{"description":"d","prompt":"Compare les deux sources.","subagent_type":"general-purpose"}`}}}
+		}
+		return llm.Response{Text: "Synthèse.", Finish: llm.FinishStop}
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		e, err := New(Deps{Provider: &funcProvider{name: "p", fn: fn}, Tools: reg, Agents: cat,
+			Sinks: []event.Sink{discard{}}, MaxIterations: 50})
+		if err != nil {
+			b.Fatal(err)
+		}
+		ch := e.Subscribe()
+		go func() {
+			for range ch {
+			}
+		}()
+		if err := e.Submit(context.Background(), "bench", "Délègue la comparaison."); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/rounds, "ns/child-round")
 }

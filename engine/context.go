@@ -17,6 +17,9 @@ const DefaultCompactionThreshold = 0.8
 // compactor is the session's context manager, made on first use: its
 // estimator carries the session's calibration.
 func (t *turn) compactor() *compaction.Compactor {
+	if t.child != nil {
+		return t.child.compactorOf(t.e)
+	}
 	s := t.s
 	if s.compactor == nil {
 		if s.estimator == nil {
@@ -35,14 +38,14 @@ func (t *turn) send(ctx context.Context) (llm.Response, error) {
 	if err := t.manage(ctx, false); err != nil {
 		return llm.Response{}, err
 	}
-	at := len(t.s.st.history)
+	at := len(t.conv().history)
 	resp, err := t.think(ctx, t.request())
 	if err != nil && provider.IsContextOverflow(err) && !t.overflowed && ctx.Err() == nil {
 		t.overflowed = true
 		if cerr := t.manage(ctx, true); cerr != nil {
 			return llm.Response{}, errors.Join(err, cerr)
 		}
-		at = len(t.s.st.history)
+		at = len(t.conv().history)
 		resp, err = t.think(ctx, t.request())
 	}
 	if err == nil && resp.Usage != nil {
@@ -56,8 +59,8 @@ func (t *turn) send(ctx context.Context) (llm.Response, error) {
 func (t *turn) calibrate(at int, u llm.Usage) {
 	if t.prevUsage != nil && at > t.prevAt && !t.compacted {
 		t.compactor() // the estimator exists
-		t.s.estimator.Calibrate(compaction.Sample{ReportedDelta: u.PromptTokens - t.prevUsage.PromptTokens,
-			Added: t.s.st.history[t.prevAt:at], Truncated: t.truncated})
+		t.estimator().Calibrate(compaction.Sample{ReportedDelta: u.PromptTokens - t.prevUsage.PromptTokens,
+			Added: t.conv().history[t.prevAt:at], Truncated: t.truncated})
 	}
 	t.prevUsage, t.prevAt, t.compacted, t.truncated = &u, at, false, false
 }
@@ -66,9 +69,13 @@ func (t *turn) calibrate(at int, u llm.Usage) {
 // and records the compaction, which the state applies.
 func (t *turn) manage(ctx context.Context, force bool) error {
 	c := t.compactor()
-	st := t.s.st
+	st := t.conv()
 	if !force && !c.Due(st.history, t.sysTokens(), st.lastUsage, st.usageAt) {
 		return nil
+	}
+	hookContext := t.preCompact(ctx)
+	if t.auditErr != nil {
+		return t.auditErr
 	}
 	res, err := c.Compact(ctx, st.history, t.summarize, force)
 	if err != nil {
@@ -82,7 +89,7 @@ func (t *turn) manage(ctx context.Context, force bool) error {
 	}
 	_, err = t.emit(event.ContextCompacted, event.ContextCompactedPayload{
 		Summary: res.Summary, Replaced: res.Replaced, TokensBefore: res.TokensBefore, TokensAfter: res.TokensAfter,
-		Reason: res.Reason, SplitTurn: res.SplitTurn, Degraded: res.Degraded,
+		Reason: res.Reason, SplitTurn: res.SplitTurn, Degraded: res.Degraded, HookContext: hookContext,
 	})
 	if err != nil {
 		return err
@@ -110,7 +117,7 @@ func (t *turn) summarize(ctx context.Context, prompt []llm.Message) (string, err
 func (t *turn) sysTokens() int {
 	if t.sys == 0 {
 		t.compactor()
-		t.sys = t.s.estimator.Text(t.e.deps.SystemPrompt)
+		t.sys = t.estimator().Text(t.system())
 	}
 	return t.sys
 }
@@ -118,8 +125,9 @@ func (t *turn) sysTokens() int {
 // scale is the session's calibration, recorded with each TurnCompleted so
 // that Restore reuses it (0 when never measured).
 func (t *turn) scale() float64 {
-	if t.s.estimator == nil || t.s.estimator.Scale() == 1 {
+	est := t.s.estimator
+	if est == nil || est.Scale() == 1 {
 		return 0
 	}
-	return t.s.estimator.Scale()
+	return est.Scale()
 }

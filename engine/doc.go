@@ -10,6 +10,16 @@
 // before each turn it applies what another process or Engine appended, so
 // any process with the store can run a session's next turn.
 //
+// Sub-agents (Deps.Agents): the tool `agent` runs a child loop whose
+// events carry the parent's call id (Event.ParentCallID); the session's
+// reducer takes from them only the permission counter, the files written
+// and the classification, and the child's history is the same reducer
+// applied to its events alone. Several `agent` calls of a round run at
+// once; their permission requests wait for the user one at a time.
+//
+// Hooks (Deps.Hooks) run at the points hookcalls.go lists, each recorded
+// as HookStarted and HookCompleted; they tighten, never loosen.
+//
 // Concurrency: an Engine is safe for concurrent use. Turns of one session are
 // serialised (a second Submit waits for the first), and with a store that
 // leases sessions one process at a time writes a session; turns of different

@@ -29,6 +29,13 @@ func (e *Engine) Subscribe() <-chan event.Event {
 // reach the subscribers and the session's followers. A sink failure marks
 // the engine failed and returns an error wrapping ErrAuditFailure.
 func (e *Engine) emit(s *session, typ event.Type, payload any) (event.Event, error) {
+	return e.emitAs(s, nil, typ, payload)
+}
+
+// emitAs is emit for the session's own events (c nil) or a sub-agent's:
+// these carry the parent's call id and, once the session's state took
+// what concerns it, change the child's own state too.
+func (e *Engine) emitAs(s *session, c *subAgent, typ event.Type, payload any) (event.Event, error) {
 	spec, _ := event.SpecOf(typ)
 	s.emitMu.Lock()
 	defer s.emitMu.Unlock()
@@ -36,6 +43,9 @@ func (e *Engine) emit(s *session, typ event.Type, payload any) (event.Event, err
 		return event.Event{}, ErrAuditFailure
 	}
 	ev := event.Event{Type: typ, SessionID: s.id, Time: e.now(), Payload: payload, Ephemeral: !spec.Persisted}
+	if c != nil {
+		ev.ParentCallID = c.callID
+	}
 	if spec.Persisted {
 		ev = event.MaskEvent(ev)
 		ev.Seq = s.st.seq + 1
@@ -49,6 +59,13 @@ func (e *Engine) emit(s *session, typ event.Type, payload any) (event.Event, err
 			// The engine made an event its own reducer refuses: a bug,
 			// which stops the turn rather than diverge from the log.
 			return ev, fmt.Errorf("%w: session %s, event %d (%s): %w", ErrInvalidLog, s.id, ev.Seq, ev.Type, err)
+		}
+		if c != nil {
+			own := ev
+			own.ParentCallID = ""
+			if err := c.st.apply(own); err != nil {
+				return ev, fmt.Errorf("%w: session %s, sub-agent %s, event %d (%s): %w", ErrInvalidLog, s.id, c.callID, ev.Seq, ev.Type, err)
+			}
 		}
 	}
 	e.deliver(s, ev)

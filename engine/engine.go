@@ -53,15 +53,32 @@ type session struct {
 
 	// Fields below are this process's, touched only by the goroutine
 	// holding turn.
-	started   bool              // this Engine recorded its SessionStarted
-	current   routing.Candidate // the provider the last request went to
-	warned    bool              // the jurisdiction warning was given (never restored)
+	started bool              // this Engine recorded its SessionStarted
+	current routing.Candidate // the provider the last request went to
+	// warned: the jurisdiction warning was given (never restored); a
+	// session's sub-agents run at once, so it is atomic.
+	warned    atomic.Bool
 	compactor *compaction.Compactor
 	estimator *compaction.Estimator // carries the session's calibration
 	snapAt    uint64                // seq of the last snapshot written or read
 	// notes are warnings to record once the turn has begun (a snapshot
 	// that did not match its events).
 	notes []event.WarningPayload
+	// askMu makes the permission requests of the session's sub-agents,
+	// which run at once, wait for the user one at a time, each numbered
+	// after the last.
+	askMu sync.Mutex
+	// hookContext is what SessionStart hooks said, waiting for the next
+	// user message that is not blocked (which records it).
+	hookContext string
+}
+
+// sensitive reports whether classified content entered the session; a
+// sub-agent's event may make it so while its siblings run.
+func (s *session) sensitive() bool {
+	s.emitMu.Lock()
+	defer s.emitMu.Unlock()
+	return s.st.sensitive
 }
 
 func newSession(st *state) *session {

@@ -31,11 +31,11 @@ func (t *turn) asSent(history []llm.Message, current int) []llm.Message {
 		}
 	}
 	if t.overBudget {
-		t.compactor()
+		t.compactor() // the estimator exists
 		// The seed's cap (20 % of the window, at least 8192 tokens) is for
 		// large windows; on a small one a result may take half of it.
 		w := t.e.deps.ContextWindow
-		out, _ = t.s.estimator.TruncateToolResults(out, min(compaction.ResultCap(w), w/2))
+		out, _ = t.estimator().TruncateToolResults(out, min(compaction.ResultCap(w), w/2))
 	}
 	return out
 }
@@ -43,7 +43,7 @@ func (t *turn) asSent(history []llm.Message, current int) []llm.Message {
 // retrieval reports whether the tool of that name says its results go stale
 // between turns (tools.Retrieval).
 func (t *turn) retrieval(name string) bool {
-	tool, ok := t.e.deps.Tools.Lookup(name)
+	tool, ok := t.lookup(name)
 	if !ok {
 		return false
 	}

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/moteur/moteur/agents"
 	"github.com/moteur/moteur/effect"
 	"github.com/moteur/moteur/event"
 	"github.com/moteur/moteur/llm"
@@ -105,6 +106,16 @@ func (pp *planProvider) Stream(_ context.Context, req llm.Request, _ func(llm.De
 	if req.ToolChoice == llm.ToolChoiceNone {
 		return llm.Response{Text: "résumé de ce qui précède", Finish: llm.FinishStop, Usage: usage}, nil
 	}
+	if req.Messages[0].Content != "SYSTEM" {
+		// A sub-agent: one round of calls, then its answer.
+		if toolRounds(req) > 0 {
+			return llm.Response{Text: fmt.Sprintf("sous-réponse %d", p.rng.IntN(1000)), Finish: llm.FinishStop, Usage: usage}, nil
+		}
+		p.calls++
+		name := []string{"echo", "write", "marked"}[p.rng.IntN(3)]
+		return llm.Response{Finish: llm.FinishToolCalls, Usage: usage, ToolCalls: []llm.ToolCall{{ID: fmt.Sprintf("c%d", p.calls),
+			Name: name, Arguments: fmt.Sprintf(`{"q":"f%d.txt"}`, p.rng.IntN(3))}}}, nil
+	}
 	if p.rounds <= 0 {
 		return llm.Response{Text: fmt.Sprintf("réponse %d", p.rng.IntN(1000)), Finish: llm.FinishStop, Usage: usage}, nil
 	}
@@ -113,9 +124,12 @@ func (pp *planProvider) Stream(_ context.Context, req llm.Request, _ func(llm.De
 	resp := llm.Response{Finish: llm.FinishToolCalls, Usage: usage}
 	for range n {
 		p.calls++
-		name := []string{"echo", "echo", "write", "marked"}[p.rng.IntN(4)]
-		resp.ToolCalls = append(resp.ToolCalls, llm.ToolCall{ID: fmt.Sprintf("c%d", p.calls), Name: name,
-			Arguments: fmt.Sprintf(`{"q":"f%d.txt"}`, p.rng.IntN(3))})
+		name := []string{"echo", "echo", "write", "marked", "agent"}[p.rng.IntN(5)]
+		args := fmt.Sprintf(`{"q":"f%d.txt"}`, p.rng.IntN(3))
+		if name == "agent" {
+			args = fmt.Sprintf(`{"description":"d","prompt":"sous-tâche %d","subagent_type":"general-purpose"}`, p.calls)
+		}
+		resp.ToolCalls = append(resp.ToolCalls, llm.ToolCall{ID: fmt.Sprintf("c%d", p.calls), Name: name, Arguments: args})
 	}
 	return resp, nil
 }
@@ -172,7 +186,8 @@ func TestLiveStateIsTheReducedEvents(t *testing.T) {
 	}
 	// The sessions went through what the test is about.
 	for _, what := range []string{"ContextCompacted", "Rewound code", "Rewound conversation", "Rewound both",
-		"SessionClassified", "ProviderSelected", "allowed", "refused", "parallel calls", "crash with calls left"} {
+		"SessionClassified", "ProviderSelected", "allowed", "refused", "parallel calls", "crash with calls left",
+		"sub-agent", "sub-agent approval"} {
 		if seen[what] == 0 {
 			t.Errorf("no session had %s", what)
 		}
@@ -183,6 +198,12 @@ func TestLiveStateIsTheReducedEvents(t *testing.T) {
 // tally counts what a session's events went through.
 func tally(evs []event.Event, seen map[string]int) {
 	for _, ev := range evs {
+		if ev.ParentCallID != "" {
+			seen["sub-agent"]++
+			if ev.Type == event.PermissionRequested {
+				seen["sub-agent approval"]++
+			}
+		}
 		switch p := ev.Payload.(type) {
 		case event.RewoundPayload:
 			seen["Rewound "+p.Mode]++
@@ -222,7 +243,8 @@ func propSession(t *testing.T, seed uint64, seen map[string]int) {
 		t.Fatal(err)
 	}
 	st := &memStore{}
-	e, err := New(Deps{Provider: remote, Router: router, Tools: reg, Sinks: []event.Sink{st}, Store: st, Now: fixedClock(),
+	cat, _ := agents.Load(agents.Config{})
+	e, err := New(Deps{Provider: remote, Router: router, Tools: reg, Sinks: []event.Sink{st}, Store: st, Now: fixedClock(), Agents: cat,
 		Permissions: perms, ContextWindow: 3000, SnapshotEvery: 1, ProjectRoot: t.TempDir(), SystemPrompt: "SYSTEM"})
 	if err != nil {
 		t.Fatal(err)

@@ -15,10 +15,10 @@ import (
 // provider of Deps.
 func (t *turn) candidates() []routing.Candidate {
 	if r := t.e.deps.Router; r != nil {
-		return r.Candidates(t.s.st.sensitive)
+		return r.Candidates(t.s.sensitive())
 	}
 	c := single(t.e.deps.Provider)
-	if t.s.st.sensitive && !c.Local {
+	if t.s.sensitive() && !c.Local {
 		// A session made sensitive elsewhere (restored from a process that
 		// had a local provider, or a quick answer over classified
 		// passages) goes to no remote provider, even one alone.
@@ -57,15 +57,16 @@ func destination(c routing.Candidate) policy.Destination {
 // under a profile with jurisdictions, warning once per session about a
 // provider outside them.
 func (t *turn) use(c routing.Candidate, cause error) error {
-	if t.s.current.Provider != c.Provider {
+	cur := t.current()
+	if cur.Provider != c.Provider {
 		reason := "preferred provider"
 		switch {
 		case cause != nil:
 			reason = "fallback after: " + cause.Error()
-		case t.s.st.sensitive && c.Local:
+		case t.s.sensitive() && c.Local:
 			reason = "the session is sensitive: local provider"
 		}
-		t.s.current = c
+		*cur = c
 		_, err := t.emit(event.ProviderSelected, event.ProviderSelectedPayload{
 			Provider: c.Provider.Name(), Model: c.Provider.Model(), Local: c.Local, Reason: reason,
 		})
@@ -73,8 +74,7 @@ func (t *turn) use(c routing.Candidate, cause error) error {
 			return err
 		}
 	}
-	if !c.Local && !t.s.warned && c.Endpoint != "" && t.e.profile.OutsideJurisdiction(hostOf(c.Endpoint)) {
-		t.s.warned = true
+	if !c.Local && c.Endpoint != "" && t.e.profile.OutsideJurisdiction(hostOf(c.Endpoint)) && t.s.warned.CompareAndSwap(false, true) {
 		_, err := t.emit(event.Warning, event.WarningPayload{Kind: "jurisdiction", Message: fmt.Sprintf(
 			"%s sends to %s, outside the jurisdictions the %s profile allows", c.Provider.Name(), hostOf(c.Endpoint), t.e.profile.Name)})
 		return err
@@ -86,7 +86,7 @@ func (t *turn) use(c routing.Candidate, cause error) error {
 // local provider exists to take it; without one, Outbound refuses the send
 // instead.
 func (t *turn) classify(text, source string) {
-	if t.s.st.sensitive || t.e.deps.Router == nil || t.e.deps.Router.Local() == nil {
+	if t.e.deps.Router == nil || t.s.sensitive() || t.e.deps.Router.Local() == nil {
 		return
 	}
 	m, ok := t.e.outbound.Classify(text)
@@ -102,7 +102,7 @@ func (t *turn) classify(text, source string) {
 // could stop it later, so only the session's sensitivity keeps it from
 // remote providers.
 func (t *turn) classifiedResult(rule, source string) {
-	if rule == "" || t.s.st.sensitive {
+	if rule == "" || t.s.sensitive() {
 		return
 	}
 	t.sensitize(rule, source)

@@ -1,6 +1,9 @@
 package engine
 
 import (
+	"slices"
+
+	"github.com/moteur/moteur/agents"
 	"github.com/moteur/moteur/event"
 )
 
@@ -23,6 +26,9 @@ func (e *Engine) sessionStarted() event.SessionStartedPayload {
 	if pol := d.Policy; pol != nil {
 		p.Policy = &event.PolicyInfo{Path: pol.Path, AllowedHosts: pol.AllowedHosts.Entries(),
 			DeniedTools: pol.DeniedTools, Profile: string(pol.Profile), MinMode: string(pol.MinMode)}
+	}
+	if d.Agents != nil && !slices.Contains(p.Tools, agents.ToolName) {
+		p.Tools = append(slices.Clone(p.Tools), agents.ToolName)
 	}
 	if p.Routing == nil && d.Router != nil {
 		p.Routing = &event.RoutingInfo{}

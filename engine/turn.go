@@ -42,6 +42,13 @@ type turn struct {
 	overBudget  bool       // the kept tail alone exceeds the limit: cut large results when sending
 	auditErr    error
 	risks       map[string]effect.Risk // by call (id, name, arguments): see risk
+
+	// child is set on a sub-agent's loop (subagent.go).
+	child *subAgent
+	// Hooks (hooks.go): the SessionStart context waiting for the user
+	// message, and whether a Stop hook already sent the agent back.
+	startContext   string
+	stopHookActive bool
 }
 
 func newTurn(e *Engine, s *session) *turn { return &turn{e: e, s: s} }
@@ -53,7 +60,7 @@ func (t *turn) emit(typ event.Type, payload any) (event.Event, error) {
 	if t.auditErr != nil {
 		return event.Event{}, t.auditErr
 	}
-	ev, err := t.e.emit(t.s, typ, payload)
+	ev, err := t.e.emitAs(t.s, t.child, typ, payload)
 	if err != nil {
 		t.auditErr = err
 	}
@@ -69,7 +76,12 @@ type outcome struct {
 }
 
 func (t *turn) run(ctx context.Context, in Input) error {
-	if err := t.start(in); err != nil {
+	if err := t.start(ctx, in); err != nil {
+		if errors.Is(err, ErrPromptBlocked) {
+			if _, aerr := t.emit(event.TurnCompleted, event.TurnCompletedPayload{Reason: StopBlocked, ContextScale: t.scale()}); aerr != nil {
+				return aerr
+			}
+		}
 		if errors.Is(err, errInputTooLong) {
 			// Every turn that began ends with one TurnCompleted, even one
 			// refused before the model saw it.
@@ -100,8 +112,8 @@ func (t *turn) run(ctx context.Context, in Input) error {
 
 // start opens the session if needed, ends what a stopped process left
 // waiting, and records the user's message.
-func (t *turn) start(in Input) error {
-	if err := t.open(); err != nil {
+func (t *turn) start(ctx context.Context, in Input) error {
+	if err := t.open(ctx); err != nil {
 		return err
 	}
 	if err := t.finishStopped(); err != nil {
@@ -115,16 +127,29 @@ func (t *turn) start(in Input) error {
 	}
 	st := t.s.st
 	note := st.note
+	hookContext, blocked, reason := t.promptSubmit(ctx, in.Text)
+	if t.auditErr != nil {
+		return t.auditErr
+	}
 	_, err := t.emit(event.UserMessage, event.UserMessagePayload{
 		Text: in.Text, Typed: in.Typed, Skill: in.Skill, SkillSHA256: in.SkillSHA256,
+		HookContext: hookContext, Blocked: blocked,
 	})
 	if err != nil {
 		return err
 	}
-	// The history keeps the masked text, as the log does (a code rewind's
-	// note joined before it); the model reads what the user typed, secrets
-	// included, for this turn only.
-	live := in.Text
+	if blocked {
+		// Recorded, never sent: the user reads why.
+		if _, err := t.emit(event.Warning, event.WarningPayload{Kind: "hook", Message: reason}); err != nil {
+			return err
+		}
+		return fmt.Errorf("%w: %s", ErrPromptBlocked, reason)
+	}
+	t.s.hookContext = ""
+	// The history keeps the masked text, as the log does (a hook's context
+	// and a code rewind's note joined to it); the model reads what the
+	// user typed, secrets included, for this turn only.
+	live := joinContext(in.Text, hookContext)
 	if note != "" {
 		live = joinNote(note, live)
 	}
@@ -137,7 +162,7 @@ func (t *turn) start(in Input) error {
 // what it runs the session with (SessionStarted, then the MCP servers that
 // are down), and brings the process's view of the session in line with its
 // state.
-func (t *turn) open() error {
+func (t *turn) open(ctx context.Context) error {
 	s := t.s
 	t.compactor() // the estimator exists
 	s.estimator.SetScale(orOne(s.st.scale))
@@ -159,7 +184,8 @@ func (t *turn) open() error {
 		}
 	}
 	s.notes = nil
-	return nil
+	t.sessionStart(ctx)
+	return t.auditErr
 }
 
 // finishStopped ends what a process that stopped mid-turn left open: each
@@ -213,6 +239,9 @@ func (t *turn) loop(ctx context.Context) outcome {
 			return t.failed(ctx, err)
 		}
 		if out, done := t.analyze(ctx, resp); done {
+			if t.sendBack(ctx, out) {
+				continue
+			}
 			return out
 		}
 	}
@@ -224,9 +253,9 @@ func (t *turn) loop(ctx context.Context) outcome {
 
 // request builds the next round's request from the history.
 func (t *turn) request() llm.Request {
-	history := t.s.st.history
+	history := t.conv().history
 	msgs := make([]llm.Message, 0, len(history)+len(t.extra)+1)
-	msgs = append(msgs, llm.Message{Role: llm.RoleSystem, Content: t.e.deps.SystemPrompt})
+	msgs = append(msgs, llm.Message{Role: llm.RoleSystem, Content: t.system()})
 	current := t.userAt
 	if current < 0 {
 		current = 0 // this turn's message was summarised: what remains is this turn's
@@ -236,7 +265,7 @@ func (t *turn) request() llm.Request {
 		msgs[1+t.userAt].Content = t.userLive
 	}
 	msgs = append(msgs, t.extra...)
-	return llm.Request{Messages: msgs, Tools: t.e.deps.Tools.Definitions()}
+	return llm.Request{Messages: msgs, Tools: t.definitions()}
 }
 
 // failed handles a provider error that retries did not cure.
@@ -258,7 +287,8 @@ func (t *turn) failed(ctx context.Context, err error) outcome {
 // run on a fresh context since the turn's own is already done.
 func (t *turn) rescue(ctx context.Context) outcome {
 	cause := ctx.Err()
-	if !t.haveResults {
+	// A child stops at once: its parent's rescue sums up for the user.
+	if !t.haveResults || t.child != nil {
 		return outcome{reason: event.StopCancelled, err: cause}
 	}
 	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), t.e.deps.RescueTimeout)
