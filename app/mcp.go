@@ -24,18 +24,42 @@ func MCPUserFile(env func(string) string) string {
 	return filepath.Join(dir, "mcp.json")
 }
 
-// MCPTrustFile is where the trusted project files are remembered, per
-// project and content hash, in the user's data directory home.
-func MCPTrustFile(home string) string { return filepath.Join(home, "mcp-trust.json") }
+// TrustFile is where the project files the user trusted are remembered
+// (a .mcp.json, a project configuration's hooks), per project and content
+// hash, in the user's data directory home.
+func TrustFile(home string) string { return filepath.Join(home, "trust.json") }
 
-// ProjectMCP describes a project's .mcp.json the user has not trusted yet:
-// what trusting it would start.
-type ProjectMCP struct {
-	Path   string
-	SHA256 string
-	// Servers are one line each: the name and what runs or is reached (a
-	// command line, a URL).
-	Servers []string
+// TrustRequest describes what came with a project and runs programs — its
+// .mcp.json servers, its configuration's hooks — that the user has not
+// trusted yet: what trusting it would run.
+type TrustRequest struct {
+	// Path is the file; What, what it holds ("MCP servers", "hooks").
+	Path, What string
+	SHA256     string
+	// Items are one line each: a server and what runs or is reached, a
+	// hook's event and command.
+	Items []string
+}
+
+// trustStore is the user's record of trusted project files.
+func (s *Settings) trustStore() *mcp.TrustStore {
+	return mcp.NewTrustStore(mcp.TrustStoreConfig{Path: TrustFile(s.opts.DataDir), Now: s.opts.Now})
+}
+
+// confirmTrust says whether to trust req: Options.TrustProject, else
+// Options.ConfirmTrust's answer, else no.
+func (s *Settings) confirmTrust(req TrustRequest) (bool, error) {
+	if s.opts.TrustProject {
+		return true, nil
+	}
+	if s.opts.ConfirmTrust == nil {
+		return false, nil
+	}
+	ok, err := s.opts.ConfirmTrust(req)
+	if err != nil {
+		return false, fmt.Errorf("trust %s: %w", req.Path, err)
+	}
+	return ok, nil
 }
 
 // MCPConfig reads the session's MCP servers: the user's file, then the
@@ -46,7 +70,7 @@ type ProjectMCP struct {
 // Errors; the other file's servers still count.
 func (s *Settings) MCPConfig() (mcp.Loaded, error) {
 	o := s.opts
-	store := mcp.NewTrustStore(mcp.TrustStoreConfig{Path: MCPTrustFile(o.DataDir), Now: o.Now})
+	store := s.trustStore()
 	lookup := func(name string) (string, bool) {
 		v := o.Env(name)
 		return v, v != ""
@@ -59,15 +83,9 @@ func (s *Settings) MCPConfig() (mcp.Loaded, error) {
 	if pf == nil || pf.Trusted {
 		return loaded, nil
 	}
-	trust := o.TrustProject
-	if !trust && o.ConfirmTrust != nil {
-		var err error
-		if trust, err = o.ConfirmTrust(projectMCP(pf, loaded.Servers)); err != nil {
-			return mcp.Loaded{}, fmt.Errorf("trust %s: %w", pf.Path, err)
-		}
-	}
-	if !trust {
-		return loaded, nil
+	trust, err := s.confirmTrust(projectMCP(pf, loaded.Servers))
+	if err != nil || !trust {
+		return loaded, err
 	}
 	if err := store.Trust(pf.Root, pf.SHA256); err != nil {
 		return mcp.Loaded{}, fmt.Errorf("trust %s: %w", pf.Path, err)
@@ -78,8 +96,8 @@ func (s *Settings) MCPConfig() (mcp.Loaded, error) {
 }
 
 // projectMCP is what trusting pf would start.
-func projectMCP(pf *mcp.ProjectFile, servers []mcp.ServerConfig) ProjectMCP {
-	out := ProjectMCP{Path: pf.Path, SHA256: pf.SHA256}
+func projectMCP(pf *mcp.ProjectFile, servers []mcp.ServerConfig) TrustRequest {
+	out := TrustRequest{Path: pf.Path, What: "MCP servers", SHA256: pf.SHA256}
 	for _, sc := range servers {
 		if !sc.Project || sc.Disabled {
 			continue
@@ -88,7 +106,7 @@ func projectMCP(pf *mcp.ProjectFile, servers []mcp.ServerConfig) ProjectMCP {
 		if sc.Transport == mcp.TransportStdio {
 			what = strings.Join(append([]string{sc.Command}, sc.Args...), " ")
 		}
-		out.Servers = append(out.Servers, fmt.Sprintf("%s (%s): %s", sc.Name, sc.Transport, what))
+		out.Items = append(out.Items, fmt.Sprintf("%s (%s): %s", sc.Name, sc.Transport, what))
 	}
 	return out
 }

@@ -74,15 +74,18 @@ type Options struct {
 	// after the built-ins.
 	Tools []func() tools.Tool
 
-	// TrustProject trusts the project's .mcp.json as it is now, and
-	// remembers it (`--trust-project`): its servers start. The file's
-	// programs arrived with the code, so without it (or ConfirmTrust's
-	// yes) they are reported, not run.
+	// TrustProject trusts what came with the project and runs programs —
+	// its .mcp.json, its configuration's hooks — as it is now, and
+	// remembers it (`--trust-project`). Without it (or ConfirmTrust's yes)
+	// they are reported, not run.
 	TrustProject bool
-	// ConfirmTrust, when set, is asked once whether to trust a project's
-	// .mcp.json that is not trusted yet (a terminal's prompt); the answer
-	// is remembered for that content. Nil asks nobody.
-	ConfirmTrust func(ProjectMCP) (bool, error)
+	// ConfirmTrust, when set, is asked once whether to trust such a file
+	// that is not trusted yet (a terminal's prompt); the answer is
+	// remembered for that content. Nil asks nobody.
+	ConfirmTrust func(TrustRequest) (bool, error)
+	// Interactive: a person watches the session (a chat on a terminal):
+	// Notification hooks run when a request waits for an answer.
+	Interactive bool
 	// NoMCP starts no MCP server.
 	NoMCP bool
 	// Notify receives what the user should know that arises while the

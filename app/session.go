@@ -10,6 +10,7 @@ import (
 	"github.com/moteur/moteur/kb"
 	"github.com/moteur/moteur/mcp"
 	"github.com/moteur/moteur/session"
+	"github.com/moteur/moteur/skills"
 )
 
 // Session is an engine wired to one live session: the session's lease
@@ -36,7 +37,12 @@ type Session struct {
 	tools *sessionTools // nil for a rewind's
 	kb    *kb.Store     // the knowledge bases' store, nil without them
 	mcp   *mcp.Manager  // the session's MCP servers, nil without them
+	// skills are the session's skills (the model's, and /NAME's).
+	skills *skills.Set
 }
+
+// Skills are the session's skills: what /NAME and --skill invoke.
+func (ses *Session) Skills() *skills.Set { return ses.skills }
 
 // Open opens a session for new turns: LoadSettings, then Settings.Open.
 func Open(ctx context.Context, o Options) (*Session, error) {
@@ -86,8 +92,23 @@ func (s *Settings) Open(ctx context.Context) (_ *Session, err error) {
 		return nil, err
 	}
 	ses.warn(warning)
-	if ses.tools, err = newSessionTools(o.ProjectRoot, cps, sandbox, s.classifier, o.Tools); err != nil {
+	if ses.skills, err = s.Skills(); err != nil {
 		return nil, err
+	}
+	for _, p := range ses.skills.Problems() {
+		ses.warn("skills: " + p.Error())
+	}
+	if ses.tools, err = newSessionTools(o.ProjectRoot, cps, sandbox, s.classifier, ses.skills, o.Tools); err != nil {
+		return nil, err
+	}
+	// The sub-agents' prompt starts from the prompt without the skills;
+	// those that may read files get the skills section after their own.
+	deps.BasePrompt = deps.SystemPrompt
+	// read_file serves the skills: the model learns of them in the
+	// prompt (level 1) and reads them on demand.
+	if section := ses.skills.Section(s.Lang); section != "" {
+		deps.SystemPrompt += "\n\n" + section
+		deps.SkillsSection = section
 	}
 	if ses.kb, err = s.knowledgeTools(ctx, o.KnowledgeBases, ses.tools.reg); err != nil {
 		return nil, err
@@ -107,6 +128,15 @@ func (s *Settings) Open(ctx context.Context) (_ *Session, err error) {
 		return nil, err
 	}
 	deps.Tools = ses.tools.reg
+	var warnings []string
+	deps.Agents, warnings = s.Agents(ses.tools.reg.Names())
+	ses.Warnings = append(ses.Warnings, warnings...)
+	if deps.Hooks, warnings, err = s.Hooks(); err != nil {
+		return nil, err
+	}
+	ses.Warnings = append(ses.Warnings, warnings...)
+	deps.TranscriptPath = TranscriptPath(o.DataDir, ses.ID)
+	deps.Notify = o.Interactive
 	deps.MaxIterations = o.MaxIterations
 	deps.ApprovalTimeout = o.ApprovalTimeout
 	// The engine reads the stored events back before the session's first
@@ -128,6 +158,16 @@ func (ses *Session) openLive(ctx context.Context, o Options) error {
 	ses.live, ses.Store, ses.LastSeq = ls, ls.store, ls.lastSeq
 	ses.Warnings = append(ses.Warnings, ls.warnings...)
 	return nil
+}
+
+// End runs the session's SessionEnd hooks (reason: "prompt_input_exit"
+// when the user left a chat, "other" otherwise), once its turns are over;
+// Close does not run them.
+func (ses *Session) End(ctx context.Context, reason string) error {
+	if ses.Engine == nil {
+		return nil
+	}
+	return ses.Engine.EndSession(ctx, ses.ID, reason)
 }
 
 // Resumed reports that the session had stored events when it was opened.

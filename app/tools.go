@@ -6,6 +6,7 @@ import (
 
 	"github.com/moteur/moteur/classify"
 	"github.com/moteur/moteur/effect"
+	"github.com/moteur/moteur/skills"
 	"github.com/moteur/moteur/tools"
 	"github.com/moteur/moteur/tools/files"
 	"github.com/moteur/moteur/tools/plan"
@@ -25,7 +26,7 @@ type sessionTools struct {
 // a rewind can bring it back), and shell_exec isolated as sandbox says
 // (shell.SandboxAuto, SandboxBwrap or SandboxNone). cl finds the classified
 // paths and markings in what the tools show.
-func newSessionTools(root string, blobs effect.Blobs, sandbox string, cl *classify.Classifier, extra []func() tools.Tool) (_ *sessionTools, err error) {
+func newSessionTools(root string, blobs effect.Blobs, sandbox string, cl *classify.Classifier, sk *skills.Set, extra []func() tools.Tool) (_ *sessionTools, err error) {
 	reg := tools.NewRegistry(tools.Config{})
 	if err := plan.Register(reg); err != nil {
 		return nil, fmt.Errorf("register tools: %w", err)
@@ -42,7 +43,14 @@ func newSessionTools(root string, blobs effect.Blobs, sandbox string, cl *classi
 		m, ok := cl.Text(text)
 		return m.Marking, ok
 	}
-	fs, err := files.New(files.Config{Root: root, Blobs: blobs, Classify: classified, Markings: marked})
+	fc := files.Config{Root: root, Blobs: blobs, Classify: classified, Markings: marked}
+	sc := shell.Config{Root: root, Sandbox: sandbox}
+	if len(sk.List()) > 0 || len(sk.SkillDirs()) > 0 {
+		// The skills' files are read through skill:// and run with
+		// skill_name; they are read-only to the file tools and the shell.
+		fc.Skills, sc.Skills = sk, sk
+	}
+	fs, err := files.New(fc)
 	if err != nil {
 		return nil, fmt.Errorf("register tools: %w", err)
 	}
@@ -57,7 +65,7 @@ func newSessionTools(root string, blobs effect.Blobs, sandbox string, cl *classi
 			return nil, fmt.Errorf("register tools: %w", err)
 		}
 	}
-	if st.shell, err = shell.New(shell.Config{Root: root, Sandbox: sandbox}); err != nil {
+	if st.shell, err = shell.New(sc); err != nil {
 		return nil, fmt.Errorf("register tools: %w", err)
 	}
 	if err := reg.Register(st.shell); err != nil {

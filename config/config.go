@@ -145,6 +145,10 @@ type Config struct {
 	// Retrieval is the knowledge-base search settings, the files' fields
 	// over the defaults (validated).
 	Retrieval retrieval.Settings
+	// SkillSelection and SkillsSelected are the last file's skills:
+	// choice ("": all).
+	SkillSelection string
+	SkillsSelected []string
 	// MCPCatalogThreshold is the last file's mcp.catalog_threshold (0: the
 	// default).
 	MCPCatalogThreshold int
@@ -387,6 +391,9 @@ func (c *Config) merge(layers []layer, getenv func(string) string) error {
 			c.Rerank, c.rerankFrom = f.Rerank.endpoint(), from
 		}
 		c.Retrieval = c.Retrieval.Override(f.Retrieval)
+		if f.Skills.Selection != "" {
+			c.SkillSelection, c.SkillsSelected = f.Skills.Selection, f.Skills.Selected
+		}
 		if f.MCP.CatalogThreshold > 0 {
 			c.MCPCatalogThreshold = f.MCP.CatalogThreshold
 		}

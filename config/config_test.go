@@ -931,3 +931,11 @@ func TestMCPCatalogThreshold(t *testing.T) {
 	newEnv(t).writeUser("mcp: {catalog_threshold: -1}\n").loadErr("config.yaml", "mcp.catalog_threshold -1")
 	newEnv(t).writeUser("mcp: {catalog: 3}\n").loadErr("catalog")
 }
+
+func TestSkillsSelection(t *testing.T) {
+	c := newEnv(t).writeUser("skills: {selection: none}\n").writeProject("skills: {selection: selected, selected: [greet]}\n").mustLoad()
+	if c.SkillSelection != "selected" || len(c.SkillsSelected) != 1 || c.SkillsSelected[0] != "greet" {
+		t.Fatalf("merged: %q %v, want the project's choice", c.SkillSelection, c.SkillsSelected)
+	}
+	newEnv(t).writeUser("skills: {selection: some}\n").loadErr("config.yaml", "skills.selection")
+}

@@ -47,6 +47,14 @@ type File struct {
 	// the value below it (another file's, else the default).
 	Retrieval retrieval.Settings `yaml:"retrieval"`
 
+	// Skills chooses the skills the model is offered: all (the default),
+	// the selected ones, or none. A later file's choice replaces an
+	// earlier one's.
+	Skills struct {
+		Selection string   `yaml:"selection"`
+		Selected  []string `yaml:"selected"`
+	} `yaml:"skills"`
+
 	MCP struct {
 		// CatalogThreshold: above this many tools offered by the MCP
 		// servers, the model gets discover_mcp_tools and call_mcp_tool
@@ -150,6 +158,11 @@ func (f *File) check(tree *ast.File) error {
 		if _, err := parseLang(f.Lang); err != nil {
 			return at("$.lang", err)
 		}
+	}
+	switch f.Skills.Selection {
+	case "", "all", "selected", "none":
+	default:
+		return at("$.skills.selection", fmt.Errorf("skills.selection %q: want all, selected or none", f.Skills.Selection))
 	}
 	if f.MCP.CatalogThreshold < 0 {
 		return at("$.mcp.catalog_threshold", fmt.Errorf("mcp.catalog_threshold %d: want a number of tools, 0 or more (0: the default, 40)", f.MCP.CatalogThreshold))

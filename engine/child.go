@@ -102,6 +102,9 @@ func (t *turn) definitions() []llm.ToolDef {
 	if t.e.deps.Agents != nil {
 		defs = slices.DeleteFunc(defs, func(d llm.ToolDef) bool { return d.Name == agents.ToolName })
 		defs = append(defs, t.e.agentDefinition())
+		// Sorted by name as the registry's are, so that the tools part of
+		// every request stays byte-identical (providers cache prefixes).
+		slices.SortStableFunc(defs, func(a, b llm.ToolDef) int { return strings.Compare(a.Name, b.Name) })
 	}
 	return defs
 }

@@ -29,6 +29,7 @@ func (e *Engine) sessionStarted() event.SessionStartedPayload {
 	}
 	if d.Agents != nil && !slices.Contains(p.Tools, agents.ToolName) {
 		p.Tools = append(slices.Clone(p.Tools), agents.ToolName)
+		slices.Sort(p.Tools)
 	}
 	if p.Routing == nil && d.Router != nil {
 		p.Routing = &event.RoutingInfo{}

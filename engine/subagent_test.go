@@ -212,8 +212,11 @@ func TestSubAgentApprovalNamesTheChild(t *testing.T) {
 		d.Permissions = perms
 	})
 	asked := make(chan event.Event, 1)
+	// Subscribed before the turn starts: a request asked before the
+	// subscription would be missed, and the turn would wait for it.
+	events := h.e.Subscribe()
 	go func() {
-		for ev := range h.e.Subscribe() {
+		for ev := range events {
 			if p, ok := ev.Payload.(event.PermissionRequestedPayload); ok {
 				asked <- ev
 				_ = h.e.Respond(p.ID, Reply{Allow: true})

@@ -42,7 +42,7 @@ func (c *cli) chatCmd(g *globalFlags) *cobra.Command {
 const (
 	chatPrompt     = "› "
 	chatContinued  = "… "
-	chatCommands   = "/exit or /quit ends the chat, /session prints the session id, /help prints this"
+	chatCommands   = "/exit or /quit ends the chat, /session prints the session id, /skills lists the skills, /NAME ARGS runs the skill NAME, /help prints this"
 	chatLineEscape = `\`
 )
 
@@ -50,12 +50,13 @@ func (c *cli) chat(ctx context.Context, g *globalFlags, f *agentFlags) (err erro
 	if err := checkAgentFlags(g, f); err != nil {
 		return err
 	}
+	f.interactive = c.stdinTTY
 	a, err := c.openAgent(ctx, g, f)
 	if err != nil {
 		return err
 	}
 	defer func() {
-		if cerr := a.Close(); cerr != nil && err == nil {
+		if cerr := errors.Join(a.end("prompt_input_exit"), a.Close()); cerr != nil && err == nil {
 			err = fmt.Errorf("session %s: %w", a.ID, cerr)
 		}
 	}()
@@ -100,8 +101,18 @@ func (c *cli) chat(ctx context.Context, g *globalFlags, f *agentFlags) (err erro
 				return err
 			}
 			continue
+		case "/skills":
+			if err := c.printSkills(a.Skills().List(), false); err != nil {
+				return err
+			}
+			continue
 		}
-		if cmd := strings.TrimSpace(prompt); strings.HasPrefix(cmd, "/") && !strings.ContainsAny(cmd, " \t\n") {
+		if name, _, ok := skillCall(prompt); ok {
+			if _, known := a.Skills().Lookup(name); !known {
+				fmt.Fprintf(c.stderr, "moteur: unknown command or skill /%s (%s)\n", oneLine(name, 40), chatCommands)
+				continue
+			}
+		} else if cmd := strings.TrimSpace(prompt); strings.HasPrefix(cmd, "/") && !strings.ContainsAny(cmd, " \t\n") {
 			fmt.Fprintf(c.stderr, "moteur: unknown command %s (%s)\n", oneLine(cmd, 40), chatCommands)
 			continue
 		}
@@ -182,7 +193,17 @@ func (c *cli) chatTurn(ctx context.Context, a *agent, prompt string) error {
 		}
 	}()
 	v := a.view(newRenderer(c.stdout, a.stderr, isTerminal(c.stdout), isTerminal(c.stderr)), false)
-	turnErr, viewErr := runTurn(tctx, a.Engine, a.events, a.ID, prompt, v)
+	in := engine.Input{Text: prompt}
+	if name, args, ok := skillCall(prompt); ok {
+		var err error
+		if in, err = skillInput(a.Session, name, args); err != nil {
+			cancel()
+			<-watched
+			_, werr := fmt.Fprintf(c.stderr, "moteur: /%s: %v\n", name, err)
+			return werr
+		}
+	}
+	turnErr, viewErr := runTurn(tctx, a.Engine, a.events, a.ID, in, v)
 	cancel()
 	<-watched
 	switch {

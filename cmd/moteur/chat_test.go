@@ -48,7 +48,7 @@ func TestChatContinuesASession(t *testing.T) {
 	if res.code != 0 || res.stdout != "second\ns-chat\n" {
 		t.Fatalf("exit %d, stdout %q, stderr %q", res.code, res.stdout, res.stderr)
 	}
-	if !strings.Contains(res.stderr, "continued (4 events)") || !strings.Contains(res.stderr, "unknown command /bogus") {
+	if !strings.Contains(res.stderr, "continued (4 events)") || !strings.Contains(res.stderr, "unknown command or skill /bogus") {
 		t.Errorf("stderr %q", res.stderr)
 	}
 	var got []string

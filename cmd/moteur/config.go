@@ -29,8 +29,11 @@ type agentFlags struct {
 	kb []string
 	// approvalTimeout is how long a call waits for an answer.
 	approvalTimeout time.Duration
-	// trustProject trusts the project's .mcp.json as it is now.
+	// trustProject trusts the project's .mcp.json and hooks as they are now.
 	trustProject bool
+	// interactive: a person is at the terminal (chat): Notification hooks
+	// run. Set by the command, not a flag.
+	interactive bool
 }
 
 func addAgentFlags(cmd *cobra.Command, f *agentFlags) {
@@ -46,7 +49,7 @@ func addAgentFlags(cmd *cobra.Command, f *agentFlags) {
 	fl.StringVar(&f.sandbox, "sandbox", shell.SandboxAuto, "isolation of shell_exec commands: auto (bubblewrap when it works here, else none),\n"+
 		"bwrap (bubblewrap or no shell commands at all) or none (the user's full rights);\n"+
 		"the restricted and airgapped profiles require bwrap")
-	fl.BoolVar(&f.trustProject, "trust-project", false, "trust the project's .mcp.json as it is now, and remember it, so that its MCP servers start\n"+
+	fl.BoolVar(&f.trustProject, "trust-project", false, "trust the project's .mcp.json and its configuration's hooks as they are now, and remember it, so that they run\n"+
 		"(on a terminal Moteur asks instead; the question comes back whenever the file changes)")
 	fl.StringSliceVar(&f.kb, "kb", nil, "give the agent the knowledge tools (search_knowledge, read_document, list_documents)\n"+
 		"over these knowledge bases (repeat or separate with commas)")

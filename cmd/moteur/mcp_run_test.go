@@ -97,7 +97,7 @@ func TestRunDoesNotStartAnUntrustedProjectServer(t *testing.T) {
 	// On a terminal the user is asked, once; yes is remembered.
 	h.tty, h.stdin = true, strings.NewReader("y\n")
 	res = h.run(t, "run", "hello")
-	if res.code != 0 || !strings.Contains(res.stderr, "Trust this file") || !strings.Contains(res.stderr, bin) {
+	if res.code != 0 || !strings.Contains(res.stderr, "Trust them") || !strings.Contains(res.stderr, bin) {
 		t.Fatalf("exit %d, stderr: %s", res.code, res.stderr)
 	}
 	h.tty, h.stdin = false, strings.NewReader("")

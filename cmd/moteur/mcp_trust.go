@@ -11,13 +11,13 @@ import (
 // confirmTrust asks on the terminal whether to trust a project's .mcp.json,
 // showing what trusting it starts. The answer is read a byte at a time, so
 // that nothing after its line is taken from standard input.
-func (c *cli) confirmTrust(p app.ProjectMCP) (bool, error) {
+func (c *cli) confirmTrust(p app.TrustRequest) (bool, error) {
 	var b strings.Builder
-	fmt.Fprintf(&b, "This project's %s starts MCP servers that came with its code:\n", p.Path)
-	for _, s := range p.Servers {
+	fmt.Fprintf(&b, "This project's %s runs %s that came with its code:\n", p.Path, p.What)
+	for _, s := range p.Items {
 		fmt.Fprintf(&b, "  %s\n", oneLine(s, 300))
 	}
-	fmt.Fprintf(&b, "They run with your rights. Trust this file (sha256 %s…) and start them? [y/N] ", p.SHA256[:12])
+	fmt.Fprintf(&b, "They run with your rights. Trust them (sha256 %s…)? [y/N] ", p.SHA256[:min(12, len(p.SHA256))])
 	if _, err := io.WriteString(c.stderr, b.String()); err != nil {
 		return false, err
 	}

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
@@ -29,6 +30,8 @@ type runFlags struct {
 	// waitApprovals: off a terminal, requests wait for an answer from
 	// another process instead of being refused.
 	waitApprovals bool
+	// skill is --skill: the prompt is the arguments of that skill.
+	skill string
 }
 
 func (c *cli) runCmd(g *globalFlags) *cobra.Command {
@@ -59,6 +62,7 @@ func (c *cli) runCmd(g *globalFlags) *cobra.Command {
 		},
 	}
 	cmd.Flags().BoolVar(&f.json, "json", false, "print every event as one JSON object per line, and nothing else, on stdout")
+	cmd.Flags().StringVar(&f.skill, "skill", "", "run the skill NAME with PROMPT as its arguments, as /NAME PROMPT does in chat")
 	cmd.Flags().BoolVar(&f.waitApprovals, "wait-approvals", false, "when standard input is not a terminal, let permission requests wait for an answer\n"+
 		"from another terminal (moteur sessions approve / deny) instead of refusing them")
 	addAgentFlags(cmd, &f.agentFlags)
@@ -117,8 +121,15 @@ func (c *cli) run(ctx context.Context, g *globalFlags, f *runFlags, args []strin
 	} else {
 		v = a.view(newRenderer(c.stdout, a.stderr, isTerminal(c.stdout), isTerminal(c.stderr)), false)
 	}
-	turnErr, viewErr := runTurn(ctx, a.Engine, a.events, a.ID, prompt, v)
-	closeErr := a.Close()
+	in := engine.Input{Text: prompt}
+	if f.skill != "" {
+		if in, err = skillInput(a.Session, f.skill, prompt); err != nil {
+			_ = a.Close()
+			return usageErrorf("--skill %s: %v", f.skill, err)
+		}
+	}
+	turnErr, viewErr := runTurn(ctx, a.Engine, a.events, a.ID, in, v)
+	closeErr := errors.Join(a.end("other"), a.Close())
 	switch {
 	case turnErr != nil && ctx.Err() != nil && errors.Is(turnErr, ctx.Err()):
 		return fmt.Errorf("interrupted: %w", turnErr)
@@ -185,6 +196,7 @@ func (c *cli) openAgent(ctx context.Context, g *globalFlags, f *agentFlags) (*ag
 		return nil, err
 	}
 	f.apply(&o)
+	o.Interactive = f.interactive
 	if c.stdinTTY && !f.trustProject {
 		o.ConfirmTrust = c.confirmTrust
 	}
@@ -209,6 +221,14 @@ func (c *cli) openAgent(ctx context.Context, g *globalFlags, f *agentFlags) (*ag
 		approvals: &approvals{eng: s.Engine, w: stderr, refusal: noTerminalRefusal(st.Permissions.Mode(), st.Floor, policyPath),
 			timeout: f.approvalTimeout},
 	}, nil
+}
+
+// end runs the session's SessionEnd hooks, within their own time: the
+// turn's context may already be cancelled (Ctrl-C).
+func (a *agent) end(reason string) error {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	return a.End(ctx, reason)
 }
 
 // sandboxNote tells the user, in one line on standard error, that shell
@@ -268,11 +288,11 @@ func (c *cli) prompt(args []string) (string, error) {
 // (the engine's one subscription: a channel nobody reads would block the
 // engine once full), while it runs. The engine's delivery blocks on a full
 // channel, so the view reads in its own goroutine for the whole turn.
-func runTurn(ctx context.Context, eng *engine.Engine, events <-chan event.Event, sessionID, prompt string, v view) (turnErr, viewErr error) {
+func runTurn(ctx context.Context, eng *engine.Engine, events <-chan event.Event, sessionID string, in engine.Input, v view) (turnErr, viewErr error) {
 	stop := make(chan struct{})
 	done := make(chan error, 1)
 	go func() { done <- pump(events, stop, v) }()
-	turnErr = eng.SubmitInput(ctx, sessionID, engine.Input{Text: prompt})
+	turnErr = eng.SubmitInput(ctx, sessionID, in)
 	close(stop)
 	return turnErr, <-done
 }

@@ -116,7 +116,7 @@ func TestSessionsShow(t *testing.T) {
 		t.Fatalf("exit %d: %s", res.code, res.stderr)
 	}
 	want := regexp.MustCompile(`(?s)^session s-show · dis bonjour\n  project .*· 6 events · created .*\n\n` +
-		`· started: model test-model \(127\.0\.0\.1:\d+\), tools .*thinking, todo_write, write_file\n` +
+		`· started: model test-model \(127\.0\.0\.1:\d+\), tools agent, .*thinking, todo_write, write_file\n` +
 		`› dis bonjour\n` +
 		`→ thinking \{"thought":"Plan the answer",.*\n` +
 		`✓ thinking \(\d+ ms\)\n  .*\n` +

@@ -26,8 +26,8 @@ func TestTheMoteurBinaryHasNoTestTools(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// The built-ins: planning, files, shell.
-	want := []string{"edit_file", "glob", "grep", "list_files", "read_file", "shell_exec", "thinking", "todo_write", "write_file"}
+	// The built-ins: sub-agents, planning, files, shell.
+	want := []string{"agent", "edit_file", "glob", "grep", "list_files", "read_file", "shell_exec", "thinking", "todo_write", "write_file"}
 	p, ok := ev.Payload.(event.SessionStartedPayload)
 	if !ok || !slices.Equal(p.Tools, want) {
 		t.Errorf("SessionStarted %+v, want the built-in tools %v only", ev.Payload, want)
