@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/moteur/moteur/agents"
+	"github.com/moteur/moteur/app"
 )
 
 // agentsCmd lists the sub-agents the `agent` tool may start. (The custom
@@ -59,10 +60,7 @@ func (c *cli) agentsList(g *globalFlags, asJSON bool) error {
 		return err
 	}
 	cat, warnings := st.Agents(nil)
-	var lines []agentLine
-	for _, a := range cat.List() {
-		lines = append(lines, agentLine{Name: a.Name, Source: a.Source, Tools: a.Tools, Model: a.Model, Description: a.Description})
-	}
+	lines := agentLines(cat)
 	if asJSON {
 		enc := json.NewEncoder(c.stdout)
 		enc.SetEscapeHTML(false)
@@ -71,6 +69,32 @@ func (c *cli) agentsList(g *globalFlags, asJSON bool) error {
 			Problems []string    `json:"problems,omitempty"`
 		}{lines, warnings})
 	}
+	if err := c.writeAgents(lines); err != nil {
+		return err
+	}
+	for _, w := range warnings {
+		fmt.Fprintln(c.stderr, "moteur: "+oneLine(w, 400))
+	}
+	return nil
+}
+
+func agentLines(cat *agents.Catalog) []agentLine {
+	var lines []agentLine
+	for _, a := range cat.List() {
+		lines = append(lines, agentLine{Name: a.Name, Source: a.Source, Tools: a.Tools, Model: a.Model, Description: a.Description})
+	}
+	return lines
+}
+
+// printAgents lists the sub-agents of a chat's session (/agents).
+func (c *cli) printAgents(st *app.Settings) error {
+	cat, _ := st.Agents(nil)
+	return c.writeAgents(agentLines(cat))
+}
+
+// writeAgents writes one line a sub-agent: name, source, tools,
+// description.
+func (c *cli) writeAgents(lines []agentLine) error {
 	tw := tabwriter.NewWriter(c.stdout, 2, 8, 2, ' ', 0)
 	for _, a := range lines {
 		tools := "all"
@@ -86,11 +110,5 @@ func (c *cli) agentsList(g *globalFlags, asJSON bool) error {
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", a.Name, src, oneLine(tools, 60), oneLine(a.Description, 80))
 	}
-	if err := tw.Flush(); err != nil {
-		return err
-	}
-	for _, w := range warnings {
-		fmt.Fprintln(c.stderr, "moteur: "+oneLine(w, 400))
-	}
-	return nil
+	return tw.Flush()
 }

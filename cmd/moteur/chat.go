@@ -42,7 +42,7 @@ func (c *cli) chatCmd(g *globalFlags) *cobra.Command {
 const (
 	chatPrompt     = "› "
 	chatContinued  = "… "
-	chatCommands   = "/exit or /quit ends the chat, /session prints the session id, /skills lists the skills, /NAME ARGS runs the skill NAME, /help prints this"
+	chatCommands   = "/exit or /quit ends the chat, /session prints the session id, /skills lists the skills, /NAME ARGS runs the skill NAME, /agents lists the sub-agents, /help prints this"
 	chatLineEscape = `\`
 )
 
@@ -98,6 +98,11 @@ func (c *cli) chat(ctx context.Context, g *globalFlags, f *agentFlags) (err erro
 			continue
 		case "/help":
 			if _, err := fmt.Fprintln(c.stderr, chatCommands); err != nil {
+				return err
+			}
+			continue
+		case "/agents":
+			if err := c.printAgents(a.Settings); err != nil {
 				return err
 			}
 			continue

@@ -42,7 +42,7 @@ func TestRunSkillRecordsWhatWasInvoked(t *testing.T) {
 	srv := openaitest.NewServer(t, openaitest.Answer("Bonjour Ada"))
 	h := newHarness(t, srv.BaseURL())
 	writeFiles(t, h.dir, map[string]string{
-		".moteur/skills/greet/SKILL.md":        greetSkill,
+		".moteur/skills/greet/SKILL.md":         greetSkill,
 		".moteur/skills/greet/scripts/greet.sh": "#!/bin/sh\necho \"Hello, $1!\"\n",
 		".claude/skills/Broken/SKILL.md":        "no front matter\n",
 	})
@@ -163,5 +163,23 @@ func TestProjectHookRunsOnlyOnceTrusted(t *testing.T) {
 	b, err := os.ReadFile(filepath.Join(h.dir, "hook-input.json"))
 	if err != nil || json.Unmarshal(b, &in) != nil || in.Event != "PreToolUse" || in.ToolName != "Bash" || in.Input.Command != "echo ran > ran.txt" {
 		t.Fatalf("the hook read %s (%v)", b, err)
+	}
+}
+
+// TestChatListsSkillsAndAgentsAndRunsASkill: /skills and /agents list what
+// the session has, and /NAME ARGS runs the skill, recorded as one.
+func TestChatListsSkillsAndAgentsAndRunsASkill(t *testing.T) {
+	srv := openaitest.NewServer(t, openaitest.Answer("Hello, Ada!"))
+	h := newHarness(t, srv.BaseURL())
+	writeFiles(t, h.dir, map[string]string{".moteur/skills/greet/SKILL.md": greetSkill})
+	h.stdin = strings.NewReader("/skills\n/agents\n/greet Ada\n")
+	res := h.run(t, "chat", "--session", "s-skill")
+	if res.code != 0 || !strings.Contains(res.stdout, "/greet") || !strings.Contains(res.stdout, "general-purpose") ||
+		!strings.Contains(res.stdout, "Hello, Ada!") {
+		t.Fatalf("exit %d\nstdout %s\nstderr %s", res.code, res.stdout, res.stderr)
+	}
+	users := payloads[event.UserMessagePayload](h.load(t, "s-skill"))
+	if len(users) != 1 || users[0].Skill != "greet" || users[0].Typed != "/greet Ada" || !strings.Contains(users[0].Text, "Greet Ada.") {
+		t.Fatalf("UserMessage = %+v", users)
 	}
 }
