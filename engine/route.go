@@ -15,7 +15,7 @@ import (
 // provider of Deps.
 func (t *turn) candidates() []routing.Candidate {
 	if r := t.e.deps.Router; r != nil {
-		return r.Candidates(t.s.sensitive())
+		return t.preferModel(r.Candidates(t.s.sensitive()))
 	}
 	c := single(t.e.deps.Provider)
 	if t.s.sensitive() && !c.Local {
@@ -25,6 +25,30 @@ func (t *turn) candidates() []routing.Candidate {
 		return nil
 	}
 	return []routing.Candidate{c}
+}
+
+// preferModel puts first, for a sub-agent whose file names a model
+// (agents.Agent.Model), the candidates that serve that model; the others
+// stay after them as fallbacks, in their order. The candidates are the
+// router's, already narrowed for a sensitive session, so a model never
+// takes a child where its parent may not send.
+func (t *turn) preferModel(cands []routing.Candidate) []routing.Candidate {
+	if t.child == nil || t.child.agent.Model == "" || t.child.agent.Model == "inherit" {
+		return cands
+	}
+	want := t.child.agent.Model
+	out := make([]routing.Candidate, 0, len(cands))
+	for _, c := range cands {
+		if c.Provider.Model() == want {
+			out = append(out, c)
+		}
+	}
+	for _, c := range cands {
+		if c.Provider.Model() != want {
+			out = append(out, c)
+		}
+	}
+	return out
 }
 
 // single describes a provider used without a router.

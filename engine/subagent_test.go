@@ -25,6 +25,7 @@ import (
 // at once, so a script in order cannot say which one asks.
 type funcProvider struct {
 	name  string
+	model string // "": "m"
 	local bool
 	mu    sync.Mutex
 	reqs  []llm.Request
@@ -32,7 +33,12 @@ type funcProvider struct {
 }
 
 func (f *funcProvider) Name() string  { return f.name }
-func (f *funcProvider) Model() string { return "m" }
+func (f *funcProvider) Model() string {
+	if f.model == "" {
+		return "m"
+	}
+	return f.model
+}
 func (f *funcProvider) Local() bool   { return f.local }
 func (f *funcProvider) Stream(_ context.Context, req llm.Request, _ func(llm.Delta)) (llm.Response, error) {
 	f.mu.Lock()
@@ -377,5 +383,62 @@ func TestSubAgentFileAndOutputLimit(t *testing.T) {
 	res := last[event.ToolResultPayload](t, persisted(h.drain()), event.ToolResult)
 	if !res.Truncated || !strings.HasPrefix(res.Content, strings.Repeat("x", 10)+"\n") {
 		t.Fatalf("result not cut to 10: %+v", res)
+	}
+}
+
+// TestSubAgentModelPicksItsProvider: a sub-agent whose file names a model
+// sends its requests to the router's candidate that serves it, while its
+// parent keeps the preferred one.
+func TestSubAgentModelPicksItsProvider(t *testing.T) {
+	script := childScript("echo", "T")
+	big := &funcProvider{name: "big", model: "m-big", fn: script}
+	small := &funcProvider{name: "small", model: "m-small", fn: script}
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, ".moteur", "agents"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, ".moteur", "agents", "fast.md"),
+		[]byte("---\nname: fast\ndescription: quick lookups\nmodel: m-small\n---\nBe quick.\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cat, errs := agents.Load(agents.Config{ProjectDir: dir, Models: []string{"m-big", "m-small"}})
+	if len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	router, err := routing.New(routing.Config{Candidates: []routing.Candidate{{Provider: big}, {Provider: small}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	parent := func(req llm.Request) llm.Response {
+		if toolRounds(req) == 0 {
+			return llm.Response{Finish: llm.FinishToolCalls, ToolCalls: []llm.ToolCall{{ID: "a1", Name: agents.ToolName,
+				Arguments: `{"description":"d","prompt":"T","subagent_type":"fast"}`}}}
+		}
+		return llm.Response{Text: "done", Finish: llm.FinishStop}
+	}
+	big.fn = func(req llm.Request) llm.Response {
+		if isChild(req) {
+			return script(req)
+		}
+		return parent(req)
+	}
+	h := newHarness(t, nil, []tools.Tool{echoTool()}, func(d *Deps) {
+		d.Provider, d.Router, d.Agents = big, router, cat
+	})
+	if err := h.submit("go"); err != nil {
+		t.Fatal(err)
+	}
+	for _, req := range big.requests() {
+		if isChild(req) {
+			t.Fatal("the child's request went to the parent's provider")
+		}
+	}
+	if len(small.requests()) == 0 {
+		t.Fatal("the child never asked m-small")
+	}
+	for _, req := range small.requests() {
+		if !isChild(req) {
+			t.Fatal("a parent's request went to the child's model")
+		}
 	}
 }
