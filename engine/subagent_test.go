@@ -32,14 +32,14 @@ type funcProvider struct {
 	fn    func(req llm.Request) llm.Response
 }
 
-func (f *funcProvider) Name() string  { return f.name }
+func (f *funcProvider) Name() string { return f.name }
 func (f *funcProvider) Model() string {
 	if f.model == "" {
 		return "m"
 	}
 	return f.model
 }
-func (f *funcProvider) Local() bool   { return f.local }
+func (f *funcProvider) Local() bool { return f.local }
 func (f *funcProvider) Stream(_ context.Context, req llm.Request, _ func(llm.Delta)) (llm.Response, error) {
 	f.mu.Lock()
 	f.reqs = append(f.reqs, req)
