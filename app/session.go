@@ -11,6 +11,7 @@ import (
 	"github.com/moteur/moteur/mcp"
 	"github.com/moteur/moteur/session"
 	"github.com/moteur/moteur/skills"
+	"github.com/moteur/moteur/tools"
 )
 
 // Session is an engine wired to one live session: the session's lease
@@ -135,6 +136,8 @@ func (s *Settings) Open(ctx context.Context) (_ *Session, err error) {
 		return nil, err
 	}
 	ses.Warnings = append(ses.Warnings, warnings...)
+	// A sub-agent's answer is a tool result like another: the same bound.
+	deps.OutputLimit = tools.DefaultMaxOutput
 	deps.TranscriptPath = TranscriptPath(o.DataDir, ses.ID)
 	deps.Notify = o.Interactive
 	deps.MaxIterations = o.MaxIterations
