@@ -3,12 +3,13 @@ package agents
 import (
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/moteur/moteur/smallfile"
 )
 
 // MaxFileSize bounds an agent file; a bigger one is reported and skipped.
@@ -77,24 +78,9 @@ func (p *parser) readDir(dir string) ([]Agent, []error) {
 // readFile reads a regular file of at most MaxFileSize bytes (a FIFO or a
 // device named *.md must not block or flood the load).
 func readFile(path string) ([]byte, error) {
-	st, err := os.Stat(path)
+	data, err := smallfile.Read(path, MaxFileSize)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrUnreadable, err)
-	}
-	if !st.Mode().IsRegular() {
-		return nil, fmt.Errorf("%w: not a regular file", ErrUnreadable)
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrUnreadable, err)
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, MaxFileSize+1))
-	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrUnreadable, err)
-	}
-	if len(data) > MaxFileSize {
-		return nil, fmt.Errorf("%w: larger than %d KiB", ErrUnreadable, MaxFileSize>>10)
 	}
 	return data, nil
 }

@@ -6,12 +6,13 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
 	"time"
+
+	"github.com/moteur/moteur/smallfile"
 )
 
 // Transports a server may use.
@@ -227,20 +228,12 @@ func readConfigFile(path string) ([]byte, error) {
 	if path == "" {
 		return nil, nil
 	}
-	f, err := os.Open(path)
+	data, err := smallfile.Read(path, maxConfigBytes)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
 	if err != nil {
 		return nil, fmt.Errorf("MCP configuration %s: %w", path, err)
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, maxConfigBytes+1))
-	if err != nil {
-		return nil, fmt.Errorf("MCP configuration %s: %w", path, err)
-	}
-	if len(data) > maxConfigBytes {
-		return nil, fmt.Errorf("MCP configuration %s: larger than %d bytes", path, maxConfigBytes)
 	}
 	return data, nil
 }

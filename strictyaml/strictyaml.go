@@ -7,14 +7,14 @@ package strictyaml
 import (
 	"errors"
 	"fmt"
-	"io"
-	"os"
 	"strings"
 
 	"github.com/goccy/go-yaml"
 	"github.com/goccy/go-yaml/ast"
 	"github.com/goccy/go-yaml/parser"
 	"github.com/goccy/go-yaml/token"
+
+	"github.com/moteur/moteur/smallfile"
 )
 
 // MaxFileSize bounds what is read: configuration is small, and a path that
@@ -24,29 +24,7 @@ const MaxFileSize = 1 << 20
 // ReadFile reads a regular file of at most MaxFileSize bytes. It checks
 // the type before opening, since opening a FIFO blocks until a writer comes.
 func ReadFile(path string) ([]byte, error) {
-	st, err := os.Stat(path)
-	if err != nil {
-		return nil, err
-	}
-	if st.IsDir() {
-		return nil, errors.New("is a directory, not a file")
-	}
-	if !st.Mode().IsRegular() {
-		return nil, fmt.Errorf("is not a regular file (%s)", st.Mode().Type())
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, MaxFileSize+1))
-	if err != nil {
-		return nil, err
-	}
-	if len(data) > MaxFileSize {
-		return nil, fmt.Errorf("larger than %d bytes", MaxFileSize)
-	}
-	return data, nil
+	return smallfile.Read(path, MaxFileSize)
 }
 
 // Error is a YAML problem at a line of the file.

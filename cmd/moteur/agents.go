@@ -50,12 +50,7 @@ type agentLine struct {
 }
 
 func (c *cli) agentsList(g *globalFlags, asJSON bool) error {
-	o, err := c.options(g)
-	if err != nil {
-		return err
-	}
-	o.NoModel = true
-	st, err := c.settings(o)
+	st, err := c.listSettings(g, nil)
 	if err != nil {
 		return err
 	}

@@ -35,12 +35,7 @@ func (c *cli) mcpListCmd(g *globalFlags) *cobra.Command {
 }
 
 func (c *cli) mcpList(ctx context.Context, g *globalFlags, asJSON, trust bool) error {
-	o, err := c.options(g)
-	if err != nil {
-		return err
-	}
-	o.NoModel, o.TrustProject = true, trust
-	st, err := c.settings(o)
+	st, err := c.listSettings(g, func(o *app.Options) { o.TrustProject = trust })
 	if err != nil {
 		return err
 	}

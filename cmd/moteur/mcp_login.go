@@ -29,12 +29,7 @@ func (c *cli) mcpLoginCmd(g *globalFlags) *cobra.Command {
 }
 
 func (c *cli) mcpLogin(ctx context.Context, g *globalFlags, name string) error {
-	o, err := c.options(g)
-	if err != nil {
-		return err
-	}
-	o.NoModel = true
-	st, err := c.settings(o)
+	st, err := c.listSettings(g, nil)
 	if err != nil {
 		return err
 	}

@@ -104,3 +104,17 @@ func kbError(err error) error {
 	}
 	return failure(err)
 }
+
+// listSettings are the settings of a command that runs no turn (a listing,
+// a login): no model is required.
+func (c *cli) listSettings(g *globalFlags, tweak func(*app.Options)) (*app.Settings, error) {
+	o, err := c.options(g)
+	if err != nil {
+		return nil, err
+	}
+	o.NoModel = true
+	if tweak != nil {
+		tweak(&o)
+	}
+	return c.settings(o)
+}

@@ -63,12 +63,7 @@ func skillLines(ks []skills.Skill) []skillLine {
 }
 
 func (c *cli) skillsList(_ context.Context, g *globalFlags, asJSON bool) error {
-	o, err := c.options(g)
-	if err != nil {
-		return err
-	}
-	o.NoModel = true
-	st, err := c.settings(o)
+	st, err := c.listSettings(g, nil)
 	if err != nil {
 		return err
 	}
