@@ -16,7 +16,7 @@ func (s *Settings) Agents(tools []string) (*agents.Catalog, []string) {
 		models = append(models, p.Model)
 	}
 	cat, errs := agents.Load(agents.Config{ProjectDir: s.opts.ProjectRoot, UserDir: agents.UserDir(s.opts.Env),
-		Tools: tools, Models: models, Lang: s.Lang})
+		Tools: tools, Models: models, Lang: s.Lang, MaxDepth: s.Config.AgentsMaxDepth})
 	var warnings []string
 	for _, err := range errs {
 		warnings = append(warnings, "agents: "+err.Error())

@@ -145,6 +145,8 @@ type Config struct {
 	// Retrieval is the knowledge-base search settings, the files' fields
 	// over the defaults (validated).
 	Retrieval retrieval.Settings
+	// AgentsMaxDepth is the last file's agents.max_depth (0: 1).
+	AgentsMaxDepth int
 	// SkillSelection and SkillsSelected are the last file's skills:
 	// choice ("": all).
 	SkillSelection string
@@ -391,6 +393,9 @@ func (c *Config) merge(layers []layer, getenv func(string) string) error {
 			c.Rerank, c.rerankFrom = f.Rerank.endpoint(), from
 		}
 		c.Retrieval = c.Retrieval.Override(f.Retrieval)
+		if f.Agents.MaxDepth > 0 {
+			c.AgentsMaxDepth = f.Agents.MaxDepth
+		}
 		if f.Skills.Selection != "" {
 			c.SkillSelection, c.SkillsSelected = f.Skills.Selection, f.Skills.Selected
 		}

@@ -939,3 +939,10 @@ func TestSkillsSelection(t *testing.T) {
 	}
 	newEnv(t).writeUser("skills: {selection: some}\n").loadErr("config.yaml", "skills.selection")
 }
+
+func TestAgentsMaxDepth(t *testing.T) {
+	if got := newEnv(t).writeUser("agents: {max_depth: 2}\n").mustLoad().AgentsMaxDepth; got != 2 {
+		t.Fatalf("max_depth: %d, want 2", got)
+	}
+	newEnv(t).writeUser("agents: {max_depth: 9}\n").loadErr("config.yaml", "agents.max_depth 9")
+}

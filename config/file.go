@@ -55,6 +55,12 @@ type File struct {
 		Selected  []string `yaml:"selected"`
 	} `yaml:"skills"`
 
+	// Agents: MaxDepth is how many levels of sub-agents may run below the
+	// main agent (0: 1, children start no children).
+	Agents struct {
+		MaxDepth int `yaml:"max_depth"`
+	} `yaml:"agents"`
+
 	MCP struct {
 		// CatalogThreshold: above this many tools offered by the MCP
 		// servers, the model gets discover_mcp_tools and call_mcp_tool
@@ -163,6 +169,9 @@ func (f *File) check(tree *ast.File) error {
 	case "", "all", "selected", "none":
 	default:
 		return at("$.skills.selection", fmt.Errorf("skills.selection %q: want all, selected or none", f.Skills.Selection))
+	}
+	if f.Agents.MaxDepth < 0 || f.Agents.MaxDepth > 5 {
+		return at("$.agents.max_depth", fmt.Errorf("agents.max_depth %d: want 1 to 5 levels of sub-agents (0: the default, 1)", f.Agents.MaxDepth))
 	}
 	if f.MCP.CatalogThreshold < 0 {
 		return at("$.mcp.catalog_threshold", fmt.Errorf("mcp.catalog_threshold %d: want a number of tools, 0 or more (0: the default, 40)", f.MCP.CatalogThreshold))

@@ -25,10 +25,12 @@ import (
 type subAgent struct {
 	callID string
 	agent  agents.Agent
+	depth  int // 1: a child of the session's loop, 2: a grandchild…
 	st     *state
 	system string
 	// allowed are the tools it may use (its agent's allowlist narrowed to
-	// its parent's tools); the `agent` tool is never among them.
+	// its parent's tools); `agent` is among them only when the catalog
+	// lets children nest (agents.Config.MaxDepth) and depth is below it.
 	allowed map[string]bool
 	// current is the provider its last request went to: its own, since
 	// siblings run at once and each may fall back on its own.
@@ -97,9 +99,9 @@ func (t *turn) lookup(name string) (tools.Tool, bool) {
 func (t *turn) definitions() []llm.ToolDef {
 	defs := t.e.deps.Tools.Definitions()
 	if t.child != nil {
-		return slices.DeleteFunc(defs, func(d llm.ToolDef) bool { return !t.child.allowed[d.Name] })
+		defs = slices.DeleteFunc(defs, func(d llm.ToolDef) bool { return !t.child.allowed[d.Name] })
 	}
-	if t.e.deps.Agents != nil {
+	if t.e.deps.Agents != nil && (t.child == nil || t.child.allowed[agents.ToolName]) {
 		defs = slices.DeleteFunc(defs, func(d llm.ToolDef) bool { return d.Name == agents.ToolName })
 		defs = append(defs, t.e.agentDefinition())
 		// Sorted by name as the registry's are, so that the tools part of
@@ -112,7 +114,7 @@ func (t *turn) definitions() []llm.ToolDef {
 // execute runs one call: `agent` as a child loop, any other through the
 // registry; a child's call to a tool it was not given is an unknown tool.
 func (t *turn) execute(ctx context.Context, c llm.ToolCall) tools.Result {
-	if c.Name == agents.ToolName && t.child == nil && t.e.deps.Agents != nil {
+	if c.Name == agents.ToolName && t.e.deps.Agents != nil && (t.child == nil || t.child.allowed[agents.ToolName]) {
 		return t.runAgent(ctx, c)
 	}
 	if t.child != nil && !t.child.allowed[c.Name] {

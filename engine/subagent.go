@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -61,7 +63,11 @@ func (t *turn) runAgent(ctx context.Context, c llm.ToolCall) tools.Result {
 		}
 		return agentError(fmt.Sprintf("agent: unknown subagent_type %q; available: %s", name, strings.Join(names, ", ")))
 	}
-	ct := &turn{e: t.e, s: t.s, child: t.newChild(c.ID, ag)}
+	depth := 1
+	if t.child != nil {
+		depth = t.child.depth + 1
+	}
+	ct := &turn{e: t.e, s: t.s, child: t.newChild(c.ID, ag, depth)}
 	out := ct.runChild(ctx, a.Prompt)
 	switch {
 	case ct.auditErr != nil:
@@ -78,16 +84,22 @@ func agentError(msg string) tools.Result {
 	return tools.Result{IsError: true, Content: msg + "\n" + i18n.AnalyzeErrorSuffix}
 }
 
-// newChild prepares the child of call callID running ag: its prompt, its
-// tools (its allowlist narrowed to the parent's, never `agent`), and the
+// newChild prepares the child at depth (1: a child of the session's own
+// loop) of call callID running ag: its prompt, its tools (its allowlist
+// narrowed to its parent's — the session's, or its parent child's —, and
+// `agent` only while depth is below the catalog's MaxDepth), and the
 // provider the parent last used.
-func (t *turn) newChild(callID string, ag agents.Agent) *subAgent {
+func (t *turn) newChild(callID string, ag agents.Agent, depth int) *subAgent {
 	d := t.e.deps
+	parent := d.Tools.Names()
+	if t.child != nil {
+		parent = slices.Sorted(maps.Keys(t.child.allowed))
+	} else {
+		parent = append(parent, agents.ToolName) // the engine's own tool
+	}
 	allowed := map[string]bool{}
-	for _, n := range d.Agents.ToolsFor(ag, d.Tools.Names()) {
-		if n != agents.ToolName {
-			allowed[n] = true
-		}
+	for _, n := range d.Agents.ToolsAt(ag, parent, depth) {
+		allowed[n] = true
 	}
 	parts := []string{orDefault(d.BasePrompt, d.SystemPrompt), i18n.SubAgentPreamble(d.Lang)}
 	if p := strings.TrimSpace(ag.Prompt); p != "" {
@@ -101,7 +113,7 @@ func (t *turn) newChild(callID string, ag agents.Agent) *subAgent {
 	// The child's history starts here, not at a SessionStarted: it is
 	// sent where its parent's last request went until it chooses another.
 	st.remote = !cur.Local
-	return &subAgent{callID: callID, agent: ag, st: st, system: strings.Join(parts, "\n\n"), allowed: allowed, current: cur}
+	return &subAgent{callID: callID, agent: ag, depth: depth, st: st, system: strings.Join(parts, "\n\n"), allowed: allowed, current: cur}
 }
 
 // runChild runs the child's loop on prompt. Its user message is recorded

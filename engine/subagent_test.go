@@ -442,3 +442,79 @@ func TestSubAgentModelPicksItsProvider(t *testing.T) {
 		}
 	}
 }
+
+// TestSubAgentsNestOnlyAsConfigured: with a catalog whose MaxDepth is 2, a
+// child may start a grandchild, whose events carry its own parent's call
+// id and which gets no agent tool; with the default, a child is offered no
+// agent tool at all.
+func TestSubAgentsNestOnlyAsConfigured(t *testing.T) {
+	firstUser := func(req llm.Request) string {
+		for _, m := range req.Messages {
+			if m.Role == llm.RoleUser {
+				return m.Content
+			}
+		}
+		return ""
+	}
+	hasAgent := func(req llm.Request) bool {
+		for _, d := range req.Tools {
+			if d.Name == agents.ToolName {
+				return true
+			}
+		}
+		return false
+	}
+	call := func(id, prompt string) llm.Response {
+		return llm.Response{Finish: llm.FinishToolCalls, ToolCalls: []llm.ToolCall{{ID: id, Name: agents.ToolName,
+			Arguments: fmt.Sprintf(`{"description":"d","prompt":%q}`, prompt)}}}
+	}
+	script := func(req llm.Request) llm.Response {
+		switch {
+		case toolRounds(req) > 0:
+			return llm.Response{Text: "up from " + firstUser(req), Finish: llm.FinishStop}
+		case !isChild(req):
+			return call("a1", "LEVEL1")
+		case strings.Contains(firstUser(req), "LEVEL1") && hasAgent(req):
+			return call("b1", "LEVEL2")
+		}
+		return llm.Response{Text: "deep " + firstUser(req), Finish: llm.FinishStop}
+	}
+	for _, depth := range []int{0, 2} {
+		cat, errs := agents.Load(agents.Config{MaxDepth: depth})
+		if len(errs) > 0 {
+			t.Fatal(errs)
+		}
+		h, fp := agentHarness(t, script, nil, func(d *Deps) { d.Agents = cat })
+		if err := h.submit("go"); err != nil {
+			t.Fatal(err)
+		}
+		var levels []string
+		for _, req := range fp.requests() {
+			if isChild(req) && toolRounds(req) == 0 {
+				levels = append(levels, fmt.Sprintf("%s agent=%v", firstUser(req), hasAgent(req)))
+			}
+		}
+		evs := h.drain()
+		tagged := map[string]int{}
+		for _, ev := range persisted(evs) {
+			if ev.ParentCallID != "" {
+				tagged[ev.ParentCallID]++
+			}
+		}
+		switch depth {
+		case 0:
+			if len(levels) != 1 || levels[0] != "LEVEL1 agent=false" || tagged["b1"] != 0 {
+				t.Fatalf("default: children %v, events by parent %v", levels, tagged)
+			}
+		case 2:
+			if len(levels) != 2 || levels[0] != "LEVEL1 agent=true" || levels[1] != "LEVEL2 agent=false" || tagged["a1"] == 0 || tagged["b1"] == 0 {
+				t.Fatalf("depth 2: children %v, events by parent %v", levels, tagged)
+			}
+			res := last[event.ToolResultPayload](t, persisted(evs), event.ToolResult)
+			if res.CallID != "a1" || !strings.Contains(res.Content, "up from LEVEL1") {
+				t.Fatalf("the parent's result: %+v", res)
+			}
+		}
+		sameState(t, fmt.Sprintf("depth %d", depth), h.e.existing("s1").st, mustReplay(t, h.sink.all()))
+	}
+}
