@@ -557,21 +557,32 @@ func TestContinueFromSnapshot(t *testing.T) {
 	if snap.Seq != info.LastSeq {
 		t.Fatalf("snapshot at seq %d, the session ends at %d", snap.Seq, info.LastSeq)
 	}
+	continueFromSnapshot(t, st, snap, ref, "the snapshot")
+}
+
+// continueFromSnapshot runs the fourth turn of the session of
+// snapshotSession on an engine that never ran it, and checks that it read
+// the session from snap alone, sent the model what a replay of the whole
+// log (ref) sends, and holds the state a replay gives. It returns the
+// stored events after the turn.
+func continueFromSnapshot(t *testing.T, st *recordingStore, snap storage.Snapshot, ref []llm.Request, what string) []event.Event {
+	t.Helper()
 	b, pb := storeEngine(t, st.SQLite, turnSteps()[3], []tools.Tool{echoTool()}, func(d *Deps) { d.Store = st })
 	if err := b.Submit(t.Context(), "s1", "q4"); err != nil {
 		t.Fatal(err)
 	}
 	if len(st.afters) == 0 || st.afters[0] != snap.Seq-1 {
-		t.Fatalf("the engine read the session from %v, want from the snapshot's seq %d", st.afters, snap.Seq-1)
+		t.Fatalf("the engine read the session from %v, want from %s's seq %d", st.afters, what, snap.Seq-1)
 	}
 	if got := pb.Requests(); !reflect.DeepEqual(got[0].Messages, ref[0].Messages) {
-		t.Fatalf("from the snapshot:\n%s\nfrom the whole log:\n%s", contents(got[0].Messages), contents(ref[0].Messages))
+		t.Fatalf("from %s:\n%s\nfrom the whole log:\n%s", what, contents(got[0].Messages), contents(ref[0].Messages))
 	}
 	evs, err := st.Load(t.Context(), "s1")
 	if err != nil {
 		t.Fatal(err)
 	}
-	sameState(t, "after the turn continued from a snapshot", b.existing("s1").st, mustReplay(t, evs))
+	sameState(t, "after the turn continued from "+what, b.existing("s1").st, mustReplay(t, evs))
+	return evs
 }
 
 // TestSnapshotThatDoesNotMatchIsSetAside: a snapshot that does not decode,
@@ -761,24 +772,10 @@ func TestSnapshotOfVersion2StillContinues(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, pb := storeEngine(t, st.SQLite, turnSteps()[3], []tools.Tool{echoTool()}, func(d *Deps) { d.Store = st })
-	if err := b.Submit(t.Context(), "s1", "q4"); err != nil {
-		t.Fatal(err)
-	}
-	if len(st.afters) == 0 || st.afters[0] != snap.Seq-1 {
-		t.Fatalf("the engine read the session from %v, want from the version 2 snapshot's seq %d", st.afters, snap.Seq-1)
-	}
-	if got := pb.Requests(); !reflect.DeepEqual(got[0].Messages, ref[0].Messages) {
-		t.Fatalf("from the version 2 snapshot:\n%s\nfrom the whole log:\n%s", contents(got[0].Messages), contents(ref[0].Messages))
-	}
-	after, err := st.Load(t.Context(), "s1")
-	if err != nil {
-		t.Fatal(err)
-	}
+	after := continueFromSnapshot(t, st, snap, ref, "a version 2 snapshot")
 	for _, ev := range after[len(before):] {
 		if w, ok := ev.Payload.(event.WarningPayload); ok && w.Kind == "snapshot" {
 			t.Fatalf("a version 2 snapshot was set aside: %s", w.Message)
 		}
 	}
-	sameState(t, "after the turn continued from a version 2 snapshot", b.existing("s1").st, mustReplay(t, after))
 }
