@@ -619,17 +619,7 @@ func TestSnapshotThatDoesNotMatchIsSetAside(t *testing.T) {
 	}
 	for name, spoil := range cases {
 		t.Run(name, func(t *testing.T) {
-			dir := t.TempDir()
-			ref := snapshotSession(t, dir)
-			st := &recordingStore{SQLite: openStore(t, dir)}
-			snap, _, err := st.LatestSnapshot(t.Context(), "s1")
-			if err != nil {
-				t.Fatal(err)
-			}
-			good, err := decodeState("s1", snap.Seq, snap.Data)
-			if err != nil {
-				t.Fatal(err)
-			}
+			ref, st, snap, good := storedSnapshot(t)
 			snap.Data = spoil(t, snap.Data, good)
 			if err := st.SaveSnapshot(t.Context(), "s1", snap); err != nil {
 				t.Fatal(err)
@@ -741,17 +731,7 @@ func TestUnknownSessionsKeepNothing(t *testing.T) {
 // it is, with no warning: the engine reads the events after it alone, and
 // sends what a replay of the whole log sends.
 func TestSnapshotOfVersion2StillContinues(t *testing.T) {
-	dir := t.TempDir()
-	ref := snapshotSession(t, dir)
-	st := &recordingStore{SQLite: openStore(t, dir)}
-	snap, _, err := st.LatestSnapshot(t.Context(), "s1")
-	if err != nil {
-		t.Fatal(err)
-	}
-	good, err := decodeState("s1", snap.Seq, snap.Data)
-	if err != nil {
-		t.Fatal(err)
-	}
+	ref, st, snap, good := storedSnapshot(t)
 	j := stateJSON{Session: good.id, Seq: good.seq, Last: good.last, PermSeq: good.permSeq, Remote: good.remote,
 		Sensitive: good.sensitive, Note: good.note, History: good.history, Rewind: good.rewind.Data(),
 		PointLen: good.pointLen, Prompts: good.prompts, CompactedAt: good.compactedAt, Scale: good.scale,
@@ -778,4 +758,24 @@ func TestSnapshotOfVersion2StillContinues(t *testing.T) {
 			t.Fatalf("a version 2 snapshot was set aside: %s", w.Message)
 		}
 	}
+}
+
+// storedSnapshot runs the turns of snapshotSession in a new store and
+// returns the requests a replay of the whole log sends (ref), the store
+// (recording what the engine reads), its latest snapshot and that
+// snapshot's state.
+func storedSnapshot(t *testing.T) ([]llm.Request, *recordingStore, storage.Snapshot, *state) {
+	t.Helper()
+	dir := t.TempDir()
+	ref := snapshotSession(t, dir)
+	st := &recordingStore{SQLite: openStore(t, dir)}
+	snap, _, err := st.LatestSnapshot(t.Context(), "s1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	good, err := decodeState("s1", snap.Seq, snap.Data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ref, st, snap, good
 }
