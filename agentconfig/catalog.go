@@ -7,6 +7,7 @@ import (
 	"path"
 	"sort"
 	"sync"
+	"time"
 
 	"github.com/moteur/moteur/i18n"
 	"github.com/moteur/moteur/strictyaml"
@@ -87,6 +88,9 @@ type Agent struct {
 	Description string            `json:"description"`
 	Builtin     bool              `json:"builtin"`
 	Config      CustomAgentConfig `json:"config"`
+	// Created and Updated are a stored agent's times (zero for a built-in).
+	Created time.Time `json:"created,omitzero"`
+	Updated time.Time `json:"updated,omitzero"`
 }
 
 // presetFile and agentFile are the YAML files' shapes.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/moteur/moteur/config"
@@ -85,20 +86,41 @@ func (s *Settings) openBases(ctx context.Context, bases []string) (*kb.Store, er
 	return st, nil
 }
 
-// knowledgeTools opens the knowledge bases named and gives the agent their
-// tools in reg; nil when none is named.
-func (s *Settings) knowledgeTools(ctx context.Context, bases []string, reg *tools.Registry) (*kb.Store, error) {
-	if len(bases) == 0 {
-		return nil, nil
+// knowledgeTools opens the knowledge bases of sel and gives the agent
+// their tools in reg, those allow lets through (nil: all); it returns the
+// store and the bases, nil when there is no base or no such tool.
+func (s *Settings) knowledgeTools(ctx context.Context, sel knowledgeSelection, reg *tools.Registry, allow func(string) bool) (*kb.Store, []string, error) {
+	if !sel.all && len(sel.bases) == 0 || allow != nil && !slices.ContainsFunc(knowledgeToolNames, allow) {
+		return nil, nil, nil
 	}
-	st, err := s.openBases(ctx, bases)
+	st, err := s.openBases(ctx, sel.bases)
+	if err != nil {
+		return nil, nil, err
+	}
+	bases := sel.bases
+	if sel.all {
+		if bases, err = baseNames(ctx, st); err != nil || len(bases) == 0 {
+			return nil, nil, errors.Join(err, st.Close())
+		}
+	}
+	register := func(r *tools.Registry) error { return kbtools.Register(r, kbtools.Config{Store: st, Bases: bases}) }
+	if err := registerAllowed(reg, allow, register); err != nil {
+		return nil, nil, errors.Join(fmt.Errorf("register knowledge tools: %w", err), st.Close())
+	}
+	return st, bases, nil
+}
+
+// baseNames are the names of every base of st.
+func baseNames(ctx context.Context, st *kb.Store) ([]string, error) {
+	list, err := st.List(ctx)
 	if err != nil {
 		return nil, err
 	}
-	if err := kbtools.Register(reg, kbtools.Config{Store: st, Bases: bases}); err != nil {
-		return nil, errors.Join(fmt.Errorf("register knowledge tools: %w", err), st.Close())
+	names := make([]string, len(list))
+	for i, b := range list {
+		names[i] = b.Name
 	}
-	return st, nil
+	return names, nil
 }
 
 // endpointDest describes an embedding or rerank server as a destination.

@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 
+	"github.com/moteur/moteur/agentconfig"
 	"github.com/moteur/moteur/effect"
 	"github.com/moteur/moteur/engine"
 	"github.com/moteur/moteur/mcp"
@@ -232,6 +234,7 @@ func (ses *Session) openMCP(ctx context.Context, blobs effect.Blobs, deps *engin
 	for _, e := range loaded.Errors {
 		ses.warn("MCP: " + e.Error())
 	}
+	loaded.Servers = ses.agentServers(loaded.Servers)
 	if ses.mcp, err = s.startMCP(ctx, loaded); err != nil || ses.mcp == nil {
 		return err
 	}
@@ -245,6 +248,30 @@ func (ses *Session) openMCP(ctx context.Context, blobs effect.Blobs, deps *engin
 	}
 	deps.MCP, deps.UnavailableMCP = ses.mcp.Connected(), ses.mcp.Down()
 	return nil
+}
+
+// agentServers are the servers of the agent's MCP selection among
+// servers (all of them without an agent); a server it names that is not
+// configured is a warning.
+func (ses *Session) agentServers(servers []mcp.ServerConfig) []mcp.ServerConfig {
+	a := ses.Settings.agent
+	keep, ok := agentMCP(a)
+	if a == nil || !ok {
+		return servers
+	}
+	var out []mcp.ServerConfig
+	for _, sc := range servers {
+		if keep(sc.Name) {
+			out = append(out, sc)
+		}
+	}
+	for _, name := range a.Config.MCPServices {
+		if a.Config.MCPSelectionMode == agentconfig.SelectSelected &&
+			!slices.ContainsFunc(servers, func(sc mcp.ServerConfig) bool { return sc.Name == name }) {
+			ses.warn(fmt.Sprintf("MCP: agent %s: server %s is not configured", agentName(a), name))
+		}
+	}
+	return out
 }
 
 // notify passes a line to Options.Notify.

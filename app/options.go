@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/moteur/moteur/agentconfig"
 	"github.com/moteur/moteur/i18n"
 	"github.com/moteur/moteur/kb"
 	"github.com/moteur/moteur/policy"
@@ -88,6 +89,14 @@ type Options struct {
 	Interactive bool
 	// NoMCP starts no MCP server.
 	NoMCP bool
+	// Agent is the custom agent the session runs as (nil: the
+	// configuration's defaults; see ResolveAgent to find one by name).
+	// Settings.Open runs it in the agent loop and Settings.OpenQuick in the
+	// quick answer; a quick-answer agent belongs to the latter
+	// (Settings.Quick). Its EnsureDefaults is applied to a copy. It narrows
+	// what the configuration allows and never loosens it: see agent.go for
+	// how each field is honoured.
+	Agent *agentconfig.Agent
 	// Notify receives what the user should know that arises while the
 	// session runs, one line each (an MCP tool left out because its
 	// schema is invalid). It may be called from any goroutine. Nil: such

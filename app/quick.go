@@ -43,16 +43,23 @@ func OpenQuick(ctx context.Context, o Options) (*Quick, error) {
 // then the session, continued when it is stored.
 func (s *Settings) OpenQuick(ctx context.Context) (_ *Quick, err error) {
 	o := s.opts
+	bases, err := s.quickBases()
+	if err != nil {
+		return nil, err
+	}
 	q := &Quick{Session: &Session{Settings: s}}
 	defer func() {
 		if err != nil {
 			err = errors.Join(err, q.Close())
 		}
 	}()
-	if q.kb, err = s.openBases(ctx, o.KnowledgeBases); err != nil {
+	if q.kb, err = s.openBases(ctx, bases); err != nil {
 		return nil, err
 	}
-	cfg := rag.Config{Store: q.kb, Bases: o.KnowledgeBases, Mode: o.SearchMode, Lang: s.Lang}
+	cfg := rag.Config{Store: q.kb, Bases: bases, Mode: o.SearchMode, Lang: s.Lang}
+	// A custom agent's request options and prompt go to the generation.
+	cfg.Temperature, cfg.MaxTokens, cfg.NoThinking = requestOptions(s.agent)
+	cfg.Instructions = agentPrompt(s.Lang, s.agent)
 	// The outbound check classifies the passages even without a model: a
 	// session that quoted classified content must stay sensitive.
 	if cfg.Outbound, err = s.outbound(); err != nil {
@@ -77,6 +84,21 @@ func (s *Settings) OpenQuick(ctx context.Context) (_ *Quick, err error) {
 	return q, nil
 }
 
+// quickBases are the bases a quick answer searches (none: all of them):
+// Options.KnowledgeBases within the agent's. An agent that uses no base
+// leaves a quick answer nothing to search: an *OptionError.
+func (s *Settings) quickBases() ([]string, error) {
+	sel, err := agentBases(s.opts.KnowledgeBases, s.agent)
+	if err != nil {
+		return nil, err
+	}
+	if !sel.all && len(sel.bases) == 0 && s.agent != nil {
+		return nil, &OptionError{Option: "agent", Err: fmt.Errorf("%s uses no knowledge base (kb_selection_mode none): a quick answer has nothing to search",
+			agentName(s.agent))}
+	}
+	return sel.bases, nil
+}
+
 // Ask answers question in the light of the session's previous ones,
 // recording its events (the session's SessionStarted first, for a new
 // session) through the session's sinks, audit log first. show gets every
@@ -90,13 +112,30 @@ func (q *Quick) Ask(ctx context.Context, question string, show func(event.Event)
 		// to the marking check if the session is continued by an agent
 		// (moteur run --session) and sent to a remote model.
 		err := rec.emit(event.SessionStarted, event.SessionStartedPayload{Provider: "quick-answer", Model: "rag",
-			ProjectRoot: q.ProjectRoot(), Tools: []string{}, Lang: string(q.Settings.Lang.Normalize()), Local: true}, false)
+			ProjectRoot: q.ProjectRoot(), Tools: []string{}, Lang: string(q.Settings.Lang.Normalize()), Local: true,
+			Agent: q.Settings.agentID()}, false)
 		if err != nil {
 			return rag.Answer{}, err
 		}
 	}
 	history, aliases, sensitive := conversation(q.past)
+	history = q.Settings.agentHistory(history)
 	return q.pipeline.Ask(ctx, question, history, rec.emit, rag.WithAliases(aliases), rag.WithSensitive(sensitive))
+}
+
+// agentHistory is what a custom agent keeps of the conversation: nothing
+// when multi_turn_enabled is off, else its last history_turns exchanges.
+func (s *Settings) agentHistory(history []llm.Message) []llm.Message {
+	if s.agent == nil {
+		return history
+	}
+	if !s.agent.Config.MultiTurnEnabled {
+		return nil
+	}
+	if n := 2 * s.agent.Config.HistoryTurns; n > 0 && len(history) > n {
+		history = history[len(history)-n:]
+	}
+	return history
 }
 
 // recorder numbers the pipeline's events, masks and records the persisted

@@ -3,8 +3,10 @@ package app
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 
+	"github.com/moteur/moteur/agents"
 	"github.com/moteur/moteur/engine"
 	"github.com/moteur/moteur/i18n"
 	"github.com/moteur/moteur/kb"
@@ -66,6 +68,12 @@ func (s *Settings) Open(ctx context.Context) (_ *Session, err error) {
 	if err != nil {
 		return nil, err
 	}
+	// The bases are checked against the agent's before anything is made.
+	bases, err := agentBases(o.KnowledgeBases, s.agent)
+	if err != nil {
+		return nil, err
+	}
+	allow := allowTool(s.agent)
 	var deps engine.Deps
 	if !o.NoModel {
 		prov, router, err := providers(cfg, false)
@@ -99,7 +107,7 @@ func (s *Settings) Open(ctx context.Context) (_ *Session, err error) {
 	for _, p := range ses.skills.Problems() {
 		ses.warn("skills: " + p.Error())
 	}
-	if ses.tools, err = newSessionTools(o.ProjectRoot, cps, sandbox, s.classifier, ses.skills, o.Tools); err != nil {
+	if ses.tools, err = newSessionTools(o.ProjectRoot, cps, sandbox, s.classifier, ses.skills, allow, o.Tools); err != nil {
 		return nil, err
 	}
 	// The sub-agents' prompt starts from the prompt without the skills;
@@ -107,17 +115,24 @@ func (s *Settings) Open(ctx context.Context) (_ *Session, err error) {
 	deps.BasePrompt = deps.SystemPrompt
 	// read_file serves the skills: the model learns of them in the
 	// prompt (level 1) and reads them on demand.
-	if section := ses.skills.Section(s.Lang); section != "" {
+	// An agent without read_file cannot read them: no section.
+	_, canRead := ses.tools.reg.Lookup("read_file")
+	if section := ses.skills.Section(s.Lang); section != "" && canRead {
 		deps.SystemPrompt += "\n\n" + section
 		deps.SkillsSection = section
 	}
-	if ses.kb, err = s.knowledgeTools(ctx, o.KnowledgeBases, ses.tools.reg); err != nil {
+	var named []string
+	if ses.kb, named, err = s.knowledgeTools(ctx, bases, ses.tools.reg, allow); err != nil {
 		return nil, err
 	}
 	if ses.kb != nil {
-		deps.SystemPrompt += "\n\n" + i18n.KnowledgePrompt(s.Lang, strings.Join(o.KnowledgeBases, ", "))
+		deps.SystemPrompt += "\n\n" + i18n.KnowledgePrompt(s.Lang, strings.Join(named, ", "))
 	}
-	if !o.NoMCP {
+	// The agent's prompt comes after Moteur's, whose rules prevail.
+	if section := agentPrompt(s.Lang, s.agent); section != "" {
+		deps.SystemPrompt += "\n\n" + section
+	}
+	if _, mcpOK := agentMCP(s.agent); !o.NoMCP && mcpOK {
 		if err := ses.openMCP(ctx, cps, &deps); err != nil {
 			return nil, err
 		}
@@ -130,8 +145,13 @@ func (s *Settings) Open(ctx context.Context) (_ *Session, err error) {
 	}
 	deps.Tools = ses.tools.reg
 	var warnings []string
-	deps.Agents, warnings = s.Agents(ses.tools.reg.Names())
-	ses.Warnings = append(ses.Warnings, warnings...)
+	if allow == nil || allow(agents.ToolName) {
+		deps.Agents, warnings = s.Agents(ses.tools.reg.Names())
+		ses.Warnings = append(ses.Warnings, warnings...)
+	}
+	for _, name := range unknownTools(s.agent, ses.tools.reg.Names()) {
+		ses.warn(fmt.Sprintf("agent %s: allowed tool %s is not a tool of Moteur: ignored", agentName(s.agent), name))
+	}
 	if deps.Hooks, warnings, err = s.Hooks(); err != nil {
 		return nil, err
 	}
@@ -140,8 +160,13 @@ func (s *Settings) Open(ctx context.Context) (_ *Session, err error) {
 	deps.OutputLimit = tools.DefaultMaxOutput
 	deps.TranscriptPath = TranscriptPath(o.DataDir, ses.ID)
 	deps.Notify = o.Interactive
-	deps.MaxIterations = o.MaxIterations
+	deps.MaxIterations = maxIterations(o.MaxIterations, s.agent)
 	deps.ApprovalTimeout = o.ApprovalTimeout
+	if s.agent != nil {
+		deps.AgentID = s.agent.ID
+		deps.StallTimeout = s.agent.Config.LLMCallTimeoutDuration()
+		deps.Temperature, deps.MaxTokens, deps.NoThinking = requestOptions(s.agent)
+	}
 	// The engine reads the stored events back before the session's first
 	// turn: Open reads none of them.
 	deps.Store = ses.live.store

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/moteur/moteur/agentconfig"
 	"github.com/moteur/moteur/classify"
 	"github.com/moteur/moteur/config"
 	"github.com/moteur/moteur/i18n"
@@ -30,6 +31,8 @@ type Settings struct {
 	Notes []string
 
 	opts Options
+	// agent is Options.Agent with its defaults (nil: none).
+	agent *agentconfig.Agent
 	// classifier holds the configuration's classification rules,
 	// compiled once for the tools, the outbound check and the knowledge
 	// bases.
@@ -54,15 +57,32 @@ func LoadSettings(o Options) (*Settings, error) {
 	if len(cfg.Providers) == 0 && !o.NoModel {
 		return nil, &ConfigError{Err: errors.New(noModelMessage(s.Lang))}
 	}
+	if s.agent, err = prepareAgent(o.Agent); err != nil {
+		return nil, err
+	}
+	if s.agent != nil {
+		cfg.Providers = agentProviders(cfg.Providers, s.agent.Config.ModelID)
+	}
 	mode := cfg.Mode
 	if cfg.Policy != nil {
 		s.Floor = cfg.Policy.MinMode
 	}
-	if o.Mode != "" {
-		if s.Floor != "" && s.Floor.Stricter(o.Mode) {
-			return nil, &OptionError{Option: "mode", Err: fmt.Errorf("%s is looser than min_mode %s of the organisation policy %s", o.Mode, s.Floor, cfg.Policy.Path)}
+	asked, option, err := askedMode(o.Mode, s.agent)
+	if err != nil {
+		return nil, err
+	}
+	if asked != "" {
+		if s.Floor != "" && s.Floor.Stricter(asked) {
+			if option != "agent" {
+				return nil, modeRefusal(asked, s.Floor, cfg.Policy.Path)
+			}
+			// An agent's access level is what it may do at most: the
+			// organisation narrowing it is the rule, not a mistake.
+			s.Notes = append(s.Notes, fmt.Sprintf("agent %s: access_level %s runs as %s, the min_mode of the organisation policy %s",
+				agentName(s.agent), asked, s.Floor, cfg.Policy.Path))
+			asked = s.Floor
 		}
-		mode = o.Mode
+		mode = asked
 	}
 	rules := cfg.Permissions
 	rules.Allow = append(append([]string(nil), rules.Allow...), o.Allow...)

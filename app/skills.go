@@ -16,5 +16,7 @@ func (s *Settings) Skills() (*skills.Set, error) {
 	if err != nil {
 		return nil, fmt.Errorf("skills: %w", err)
 	}
+	// A custom agent narrows the selection to its own.
+	sel = agentSkills(sel, s.agent)
 	return skills.Discover(skills.Config{ProjectRoot: s.opts.ProjectRoot, UserDir: skills.UserDir(s.opts.Env), Selection: sel}), nil
 }

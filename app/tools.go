@@ -25,10 +25,12 @@ type sessionTools struct {
 // file tools confined to root, saving what they replace in blobs (so that
 // a rewind can bring it back), and shell_exec isolated as sandbox says
 // (shell.SandboxAuto, SandboxBwrap or SandboxNone). cl finds the classified
-// paths and markings in what the tools show.
-func newSessionTools(root string, blobs effect.Blobs, sandbox string, cl *classify.Classifier, sk *skills.Set, extra []func() tools.Tool) (_ *sessionTools, err error) {
+// paths and markings in what the tools show. allow says which of the
+// built-in tools the model is offered (nil: all, as without a custom
+// agent); the extra ones always are.
+func newSessionTools(root string, blobs effect.Blobs, sandbox string, cl *classify.Classifier, sk *skills.Set, allow func(string) bool, extra []func() tools.Tool) (_ *sessionTools, err error) {
 	reg := tools.NewRegistry(tools.Config{})
-	if err := plan.Register(reg); err != nil {
+	if err := registerAllowed(reg, allow, plan.Register); err != nil {
 		return nil, fmt.Errorf("register tools: %w", err)
 	}
 	// The classify paths of the configuration: a file under one makes the
@@ -61,15 +63,22 @@ func newSessionTools(root string, blobs effect.Blobs, sandbox string, cl *classi
 		}
 	}()
 	for _, t := range fs.Tools() {
+		if allow != nil && !allow(t.Name()) {
+			continue
+		}
 		if err := reg.Register(t); err != nil {
 			return nil, fmt.Errorf("register tools: %w", err)
 		}
 	}
+	// The shell is made even when the agent does not offer it: the
+	// session describes its sandbox.
 	if st.shell, err = shell.New(sc); err != nil {
 		return nil, fmt.Errorf("register tools: %w", err)
 	}
-	if err := reg.Register(st.shell); err != nil {
-		return nil, fmt.Errorf("register tools: %w", err)
+	if allow == nil || allow(st.shell.Name()) {
+		if err := reg.Register(st.shell); err != nil {
+			return nil, fmt.Errorf("register tools: %w", err)
+		}
 	}
 	for _, newTool := range extra {
 		if err := reg.Register(newTool()); err != nil {
@@ -77,6 +86,28 @@ func newSessionTools(root string, blobs effect.Blobs, sandbox string, cl *classi
 		}
 	}
 	return st, nil
+}
+
+// registerAllowed runs register, which adds tools to a registry, and keeps
+// in reg only those allow lets through (nil: all of them).
+func registerAllowed(reg *tools.Registry, allow func(string) bool, register func(*tools.Registry) error) error {
+	if allow == nil {
+		return register(reg)
+	}
+	staging := tools.NewRegistry(tools.Config{})
+	if err := register(staging); err != nil {
+		return err
+	}
+	for _, name := range staging.Names() {
+		t, ok := staging.Lookup(name)
+		if !ok || !allow(name) {
+			continue
+		}
+		if err := reg.Register(t); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // close releases the file tools' root.

@@ -89,6 +89,19 @@ type Deps struct {
 	// (0: DefaultRescueTimeout).
 	RescueTimeout time.Duration
 
+	// Temperature, MaxTokens and NoThinking are the request options of a
+	// custom agent (agentconfig: temperature, max_completion_tokens, a
+	// reasoning effort of off), set on every model request of the loop —
+	// each round, the closing and rescue syntheses, the compaction
+	// summary, the sub-agents' requests — where the request itself sets
+	// none. Zero values send nothing: the server's defaults.
+	Temperature *float64
+	MaxTokens   int
+	NoThinking  bool
+	// AgentID is the custom agent the session runs as, copied into
+	// SessionStarted ("": none, the configuration's defaults).
+	AgentID string
+
 	// Permissions decides each call: allowed, refused, or asked of the
 	// user (nil: every call is allowed).
 	Permissions *policy.Permissions

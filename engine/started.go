@@ -16,7 +16,7 @@ func (e *Engine) sessionStarted() event.SessionStartedPayload {
 		Provider: c.Provider.Name(), Model: c.Provider.Model(), Local: c.Local, ProjectRoot: d.ProjectRoot,
 		Instructions: d.Instructions, Tools: d.Tools.Names(), MaxIterations: d.MaxIterations,
 		Lang: string(d.Lang), Profile: string(e.profile.Name), Mode: string(d.Mode),
-		Routing: d.Routing, Sandbox: d.Sandbox, MCP: d.MCP,
+		Routing: d.Routing, Sandbox: d.Sandbox, MCP: d.MCP, Agent: d.AgentID,
 	}
 	for _, l := range d.Allowlists {
 		if !l.Empty() {

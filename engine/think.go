@@ -22,6 +22,7 @@ var errStalled = errors.New("stream stalled")
 // configured delays, and left for the next one once its retries are spent.
 // A cancellation interrupts a wait at once.
 func (t *turn) think(ctx context.Context, req llm.Request) (llm.Response, error) {
+	req = t.e.withOptions(req)
 	var lastErr error
 	for _, c := range t.candidates() {
 		if err := t.e.outbound.Check(destination(c), req.Messages); err != nil {
@@ -43,6 +44,22 @@ func (t *turn) think(ctx context.Context, req llm.Request) (llm.Response, error)
 		lastErr = fmt.Errorf("%w: no provider may receive this session's content: it is sensitive and no local provider is configured", policy.ErrRefused)
 	}
 	return llm.Response{}, lastErr
+}
+
+// withOptions sets the agent's request options (Deps.Temperature,
+// MaxTokens, NoThinking) on req where req sets none: a request with its own
+// budget keeps it.
+func (e *Engine) withOptions(req llm.Request) llm.Request {
+	d := &e.deps
+	if req.Temperature == nil && d.Temperature != nil {
+		v := *d.Temperature
+		req.Temperature = &v
+	}
+	if req.MaxTokens == 0 {
+		req.MaxTokens = d.MaxTokens
+	}
+	req.NoThinking = req.NoThinking || d.NoThinking
+	return req
 }
 
 // firstOf keeps the first refusal: it names the rule of the preferred

@@ -32,6 +32,9 @@ type SessionStartedPayload struct {
 	// Sandbox describes the shell's isolation, nil when not described.
 	Sandbox *effect.Sandbox `json:"sandbox,omitempty"`
 	MCP     []MCPServerInfo `json:"mcp,omitempty"`
+	// Agent is the id of the custom agent the session runs as, "" for
+	// none (the configuration's defaults).
+	Agent string `json:"agent,omitempty"`
 }
 
 // masked implements masker: SessionStarted describes the configuration

@@ -20,8 +20,12 @@ import (
 func (p *Pipeline) generate(ctx context.Context, question string, history []llm.Message, pc *passages, hint string, sensitive bool, rec *recorder) (Answer, error) {
 	msgs := append(textOnly(history),
 		llm.Message{Role: llm.RoleUser, Content: extractive.FormatPrompt(pc.prompt, question)})
-	req := llm.Request{Messages: append([]llm.Message{{Role: llm.RoleSystem, Content: i18n.QuickAnswerPrompt(p.cfg.Lang)}}, msgs...),
-		MaxTokens: p.cfg.MaxTokens}
+	system := i18n.QuickAnswerPrompt(p.cfg.Lang)
+	if p.cfg.Instructions != "" {
+		system += "\n\n" + p.cfg.Instructions
+	}
+	req := llm.Request{Messages: append([]llm.Message{{Role: llm.RoleSystem, Content: system}}, msgs...),
+		MaxTokens: p.cfg.MaxTokens, Temperature: p.cfg.Temperature, NoThinking: p.cfg.NoThinking}
 	if len(pc.sources) == 0 {
 		return p.nothingFound(hint, rec), nil
 	}

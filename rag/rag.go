@@ -53,6 +53,17 @@ type Config struct {
 	// MaxTokens caps the answer; 0 means 2048 (seed 000's quick-answer
 	// default).
 	MaxTokens int
+	// Temperature is sent with the answer's generation when set (nil: the
+	// server's default); NoThinking asks for thinking off there. A custom
+	// agent's temperature and reasoning effort come here. The rewrite of
+	// a follow-up question keeps its own settings (200 tokens, thinking
+	// off, the server's temperature): it is a reformulation, not the
+	// answer.
+	Temperature *float64
+	NoThinking  bool
+	// Instructions are added to the quick answer's system prompt (a custom
+	// agent's system_prompt); they never replace it.
+	Instructions string
 }
 
 // Defaults.

@@ -11,7 +11,7 @@ import (
 	"testing"
 )
 
-type chatRequest struct {
+type decodeSample struct {
 	Query string   `json:"query"`
 	KBs   []string `json:"knowledge_base_ids"`
 	N     int      `json:"n"`
@@ -22,7 +22,7 @@ func serveDecode(t *testing.T, cfg DecodeConfig) string {
 	t.Helper()
 	d := NewDecoder(cfg)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		var req chatRequest
+		var req decodeSample
 		if err := d.Decode(w, r, &req); err != nil {
 			WriteError(w, err)
 			return
@@ -109,7 +109,7 @@ func TestDecodeHugeBodyIsNotRead(t *testing.T) {
 	req := httptest.NewRequest(http.MethodPost, "/", r)
 	req.Header.Set("Content-Type", "application/json")
 	rec := httptest.NewRecorder()
-	var dst chatRequest
+	var dst decodeSample
 	err := NewDecoder(DecodeConfig{}).Decode(rec, req, &dst)
 	var ae *Error
 	if !errors.As(err, &ae) || ae.Status != http.StatusRequestEntityTooLarge {
@@ -127,7 +127,7 @@ func TestDecodeNotAPointerIsInternal(t *testing.T) {
 	req := httptest.NewRequest(http.MethodPost, "/", bytes.NewReader([]byte(`{}`)))
 	req.Header.Set("Content-Type", "application/json")
 	rec := httptest.NewRecorder()
-	err := NewDecoder(DecodeConfig{}).Decode(rec, req, chatRequest{})
+	err := NewDecoder(DecodeConfig{}).Decode(rec, req, decodeSample{})
 	WriteError(rec, err)
 	if rec.Code != http.StatusInternalServerError {
 		t.Errorf("decoding into a non-pointer: status %d, want 500", rec.Code)

@@ -126,6 +126,20 @@ func writeData(b *bytes.Buffer, data []byte) {
 	b.WriteByte('\n')
 }
 
+// errorEvent sends `event: error` with the JSON of an API error: what
+// ended a stream that could not end with its last event.
+func (s *sseWriter) errorEvent(ae *Error) error {
+	s.js.Reset()
+	if err := s.enc.Encode(errorBody{Error: errorDetail{Code: ae.Code, Message: ae.Message}}); err != nil {
+		return fmt.Errorf("server: encode error event: %w", err)
+	}
+	s.buf.Reset()
+	s.buf.WriteString("event: error\n")
+	writeData(&s.buf, bytes.TrimSuffix(s.js.Bytes(), []byte{'\n'}))
+	s.buf.WriteByte('\n')
+	return s.send()
+}
+
 // comment sends a comment line, which clients ignore: a keep-alive.
 func (s *sseWriter) comment(text string) error {
 	s.buf.Reset()

@@ -45,7 +45,7 @@ func (s *SQLite) AppendWithHeads(ctx context.Context, events []event.Event, head
 	var created, updated int64
 	exists := true
 	err = s.txStmt(ctx, tx, qSelectHead).QueryRowContext(ctx, id).
-		Scan(&sum.Title, &sum.ProjectRoot, &created, &updated, &sum.LastSeq, &sum.Events)
+		Scan(&sum.Title, &sum.ProjectRoot, &sum.Agent, &created, &updated, &sum.LastSeq, &sum.Events)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
 		exists = false
@@ -61,9 +61,9 @@ func (s *SQLite) AppendWithHeads(ctx context.Context, events []event.Event, head
 	}
 	if exists {
 		_, err = s.txStmt(ctx, tx, qUpdateHead).ExecContext(ctx,
-			sum.Title, sum.ProjectRoot, nanos(sum.Updated), sum.LastSeq, sum.Events, id)
+			sum.Title, sum.ProjectRoot, sum.Agent, nanos(sum.Updated), sum.LastSeq, sum.Events, id)
 	} else {
-		err = s.insertSession(ctx, tx, id, sum, "", "", 0)
+		err = s.insertSession(ctx, tx, id, sum, sum.Agent, "", 0)
 	}
 	if err != nil {
 		return s.dbErr(what, err)

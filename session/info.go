@@ -1,6 +1,7 @@
 package session
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -67,10 +68,10 @@ func seqConflict(sessionID string, want, got uint64) error {
 // summary is what a store keeps about a session beside its events: Info
 // without the fields that no event sets.
 type summary struct {
-	Title, ProjectRoot string
-	Created, Updated   time.Time
-	Events             int
-	LastSeq            uint64
+	Title, ProjectRoot, Agent string
+	Created, Updated          time.Time
+	Events                    int
+	LastSeq                   uint64
 }
 
 // add accounts for one more event, data being its JSON encoding.
@@ -89,9 +90,10 @@ func (s *summary) add(e event.Event, data []byte) {
 			}
 		}
 	case event.SessionStarted:
-		if s.ProjectRoot == "" {
+		if s.ProjectRoot == "" || s.Agent == "" {
 			if p, ok := payloadOf[event.SessionStartedPayload](e, data); ok {
-				s.ProjectRoot = p.ProjectRoot
+				s.ProjectRoot = cmp.Or(s.ProjectRoot, p.ProjectRoot)
+				s.Agent = cmp.Or(s.Agent, p.Agent)
 			}
 		}
 	}

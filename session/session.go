@@ -198,7 +198,9 @@ type Info struct {
 	Title string
 	// ProjectRoot is the first non-empty SessionStartedPayload.ProjectRoot.
 	ProjectRoot string
-	// Agent is reserved: no event names the agent yet, so it is "".
+	// Agent is the first non-empty SessionStartedPayload.Agent: the
+	// custom agent the session was started as ("": none). A fork keeps
+	// its source's.
 	Agent string
 	// ParentID and ForkSeq are set on a fork: its source and the last seq
 	// copied from it.

@@ -10,8 +10,8 @@ import (
 // writer connection: SQLite spends longer parsing them than running them.
 const (
 	qSelectLease = `SELECT host, pid, token, acquired_at, heartbeat_at FROM leases WHERE session_id = ?`
-	qSelectHead  = `SELECT title, project_root, created_at, updated_at, last_seq, events FROM sessions WHERE id = ?`
-	qUpdateHead  = `UPDATE sessions SET title = ?, project_root = ?, updated_at = ?, last_seq = ?, events = ? WHERE id = ?`
+	qSelectHead  = `SELECT title, project_root, agent, created_at, updated_at, last_seq, events FROM sessions WHERE id = ?`
+	qUpdateHead  = `UPDATE sessions SET title = ?, project_root = ?, agent = ?, updated_at = ?, last_seq = ?, events = ? WHERE id = ?`
 	qInsertHead  = `INSERT INTO sessions (id, title, project_root, agent, parent_id, fork_seq, created_at, updated_at, last_seq, events)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 	qInsertEvent = `INSERT INTO events (session_id, seq, type, time, data, audit_mac) VALUES (?, ?, ?, ?, ?, ?)`

@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/moteur/moteur/app"
 	"github.com/moteur/moteur/event"
 	"github.com/moteur/moteur/kb"
 )
@@ -17,6 +18,9 @@ type askFlags struct {
 	mode    string
 	session string
 	json    bool
+	// agent is --agent: its model, temperature, max tokens, bases and
+	// prompt answer.
+	agent string
 }
 
 func (c *cli) askCmd(g *globalFlags) *cobra.Command {
@@ -30,7 +34,8 @@ func (c *cli) askCmd(g *globalFlags) *cobra.Command {
 			"with its audit log; --session ID continues it, the question then read in the light of the previous ones.\n\n" +
 			"For questions that need several searches, reading documents or other tools, use moteur run --kb NAME.",
 		Example: "  moteur ask \"combien de jours de congé après un an ?\"\n" +
-			"  moteur ask --kb docs --json \"what does ERR_4012 mean?\"",
+			"  moteur ask --kb docs --json \"what does ERR_4012 mean?\"\n" +
+			"  moteur ask --agent builtin-quick-answer \"quelle est la politique de télétravail ?\"",
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return c.ask(cmd.Context(), g, f, strings.Join(args, " "))
@@ -40,6 +45,8 @@ func (c *cli) askCmd(g *globalFlags) *cobra.Command {
 	cmd.Flags().StringVar(&f.mode, "mode", "hybrid", "search mode: hybrid, semantic or keyword")
 	cmd.Flags().StringVar(&f.session, "session", "", "continue this session (its previous questions give context)")
 	cmd.Flags().BoolVar(&f.json, "json", false, "print every event as one JSON object per line, and nothing else, on stdout")
+	cmd.Flags().StringVar(&f.agent, "agent", "", "answer as the agent `NAME` (by id or name): its model, temperature, max tokens,\n"+
+		"knowledge bases (--kb narrows within them) and prompt")
 	return cmd
 }
 
@@ -58,18 +65,45 @@ func (c *cli) ask(ctx context.Context, g *globalFlags, f *askFlags, question str
 		return err
 	}
 	o.SessionID, o.KnowledgeBases, o.SearchMode, o.NoModel = f.session, f.bases, mode, true
-	st, err := c.settings(o)
+	if err := c.withAgent(ctx, &o, f.agent); err != nil {
+		return err
+	}
+	q, err := c.openQuick(ctx, o)
 	if err != nil {
 		return err
+	}
+	err = c.answer(ctx, q, question, f.json)
+	if err = errors.Join(err, q.Close()); err != nil {
+		return failure(err)
+	}
+	if !f.json {
+		fmt.Fprintf(c.stderr, "moteur: session %s (continue with: moteur ask --session %s QUESTION)\n", q.ID, q.ID)
+	}
+	return nil
+}
+
+// openQuick opens the quick-answer session of o and prints its notes and
+// warnings.
+func (c *cli) openQuick(ctx context.Context, o app.Options) (*app.Quick, error) {
+	o.NoModel = true
+	st, err := c.settings(o)
+	if err != nil {
+		return nil, err
 	}
 	// A misspelt base is a usage error, and no session is stored for it.
 	q, err := st.OpenQuick(ctx)
 	if err != nil {
-		return appError(err)
+		return nil, appError(err)
 	}
 	c.warn(q.Warnings)
+	return q, nil
+}
+
+// answer asks question in q and shows the events on standard output, as
+// JSON lines or rendered.
+func (c *cli) answer(ctx context.Context, q *app.Quick, question string, jsonOut bool) error {
 	var v view = newJSONView(c.stdout)
-	if !f.json {
+	if !jsonOut {
 		v = newRenderer(c.stdout, c.stderr, isTerminal(c.stdout), isTerminal(c.stderr))
 	}
 	// A view that cannot write (a closed pipe) does not stop the record.
@@ -79,15 +113,8 @@ func (c *cli) ask(ctx context.Context, g *globalFlags, f *askFlags, question str
 			viewErr = err
 		}
 	})
-	err = errors.Join(viewErr, v.finish(), q.Close())
 	if askErr != nil {
-		return failure(askErr)
+		return errors.Join(askErr, v.finish())
 	}
-	if err != nil {
-		return failure(err)
-	}
-	if !f.json {
-		fmt.Fprintf(c.stderr, "moteur: session %s (continue with: moteur ask --session %s QUESTION)\n", q.ID, q.ID)
-	}
-	return nil
+	return errors.Join(viewErr, v.finish())
 }

@@ -51,7 +51,14 @@ func (c *cli) chat(ctx context.Context, g *globalFlags, f *agentFlags) (err erro
 		return err
 	}
 	f.interactive = c.stdinTTY
-	a, err := c.openAgent(ctx, g, f)
+	o, err := c.agentOptions(ctx, g, f)
+	if err != nil {
+		return err
+	}
+	if quickAgent(o.Agent) {
+		return c.quickChat(ctx, o)
+	}
+	a, err := c.openAgent(ctx, o, f)
 	if err != nil {
 		return err
 	}

@@ -34,10 +34,19 @@ type agentFlags struct {
 	// interactive: a person is at the terminal (chat): Notification hooks
 	// run. Set by the command, not a flag.
 	interactive bool
+	// agent is --agent: the custom agent to run as (a built-in or stored
+	// one, by id or name).
+	agent string
+	// changed reports whether a flag was given (cobra's FlagSet.Changed):
+	// an agent's max_iterations holds unless --max-iterations is.
+	changed func(name string) bool
 }
 
 func addAgentFlags(cmd *cobra.Command, f *agentFlags) {
 	fl := cmd.Flags()
+	f.changed = fl.Changed
+	fl.StringVar(&f.agent, "agent", "", "run as the agent `NAME` (built-in or made with moteur agents create; by id or name): its model,\n"+
+		"temperature, max tokens, access level, tools, knowledge bases and prompt; a quick-answer agent answers as moteur ask does")
 	fl.StringVar(&f.session, "session", "", "session to continue, or to start under this id (default: a new session)")
 	fl.IntVar(&f.maxIterations, "max-iterations", engine.DefaultMaxIterations, "most model rounds in a turn")
 	fl.DurationVar(&f.approvalTimeout, "approval-timeout", engine.DefaultApprovalTimeout,

@@ -35,6 +35,9 @@ func (f *agentFlags) apply(o *app.Options) {
 	o.Allow = f.allow
 	o.Sandbox = f.sandbox
 	o.MaxIterations = f.maxIterations
+	if f.agent != "" && f.changed != nil && !f.changed("max-iterations") {
+		o.MaxIterations = 0 // the agent's max_iterations
+	}
 	o.ApprovalTimeout = f.approvalTimeout
 	o.KnowledgeBases = f.kb
 	o.TrustProject = f.trustProject

@@ -54,6 +54,7 @@ func (c *cli) runCmd(g *globalFlags) *cobra.Command {
 		Example: "  moteur run \"what does this project do?\"\n" +
 			"  git diff | moteur run --json -\n" +
 			"  moteur run --mode read_only \"review the last commit\"\n" +
+			"  moteur run --agent juriste \"what does clause 4 allow?\"\n" +
 			"  moteur run --allow 'shell_exec(go test*)' \"fix the failing test\"\n" +
 			"  moteur run --mode confirm --wait-approvals \"tidy the docs\" </dev/null\n" +
 			"  moteur run --session s-20260101T120000-0123456789abcdef \"and the tests?\"",
@@ -85,7 +86,17 @@ func (c *cli) run(ctx context.Context, g *globalFlags, f *runFlags, args []strin
 	if err != nil {
 		return err
 	}
-	a, err := c.openAgent(ctx, g, &f.agentFlags)
+	o, err := c.agentOptions(ctx, g, &f.agentFlags)
+	if err != nil {
+		return err
+	}
+	if quickAgent(o.Agent) {
+		if f.skill != "" {
+			return usageErrorf("--skill: the agent %s is a quick-answer agent, which runs no skill", o.Agent.ID)
+		}
+		return c.quickRun(ctx, o, prompt, f.json)
+	}
+	a, err := c.openAgent(ctx, o, &f.agentFlags)
 	if err != nil {
 		return err
 	}
@@ -188,14 +199,9 @@ type agent struct {
 }
 
 // openAgent prepares the turns of the session f names (a new one when
-// none), through app.Open, and says on standard error what the user should
-// know before the first turn.
-func (c *cli) openAgent(ctx context.Context, g *globalFlags, f *agentFlags) (*agent, error) {
-	o, err := c.options(g)
-	if err != nil {
-		return nil, err
-	}
-	f.apply(&o)
+// none), through app.Open, with o (agentOptions), and says on standard
+// error what the user should know before the first turn.
+func (c *cli) openAgent(ctx context.Context, o app.Options, f *agentFlags) (*agent, error) {
 	o.Interactive = f.interactive
 	if c.stdinTTY && !f.trustProject {
 		o.ConfirmTrust = c.confirmTrust

@@ -53,6 +53,14 @@ func testInfo(t *testing.T, h *harness) {
 	appendOK(t, s, notes("plain", 1, 2)...)
 	sameInfo(t, info(t, s, "plain"), session.Info{ID: "plain", Created: base.Add(time.Second),
 		Updated: base.Add(2 * time.Second), Events: 2, LastSeq: 2})
+	// The agent is the first SessionStarted's that names one, kept across
+	// appends.
+	appendOK(t, s, started("ag", 1, "/p"))
+	appendOK(t, s, ev("ag", 2, event.SessionStarted, event.SessionStartedPayload{Provider: "p", Model: "m", Agent: "ag-1"}))
+	appendOK(t, s, ev("ag", 3, event.SessionStarted, event.SessionStartedPayload{Provider: "p", Model: "m", Agent: "ag-2"}))
+	if got := info(t, s, "ag"); got.Agent != "ag-1" || got.ProjectRoot != "/p" {
+		t.Fatalf("agent %q, project %q: want ag-1 (the first named) and /p", got.Agent, got.ProjectRoot)
+	}
 	// A payload given by pointer counts too.
 	appendOK(t, s, ev("ptr", 1, event.UserMessage, &event.UserMessagePayload{Text: "par pointeur"}))
 	if got := info(t, s, "ptr").Title; got != "par pointeur" {

@@ -1,0 +1,250 @@
+package apikey
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/subtle"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/url"
+	"path/filepath"
+	"time"
+
+	_ "modernc.org/sqlite" // the database/sql driver "sqlite", no cgo
+
+	"github.com/moteur/moteur/session"
+)
+
+// Config configures a store. Zero values are defaults.
+type Config struct {
+	// Path is Moteur's database file (session.DefaultPath), created if
+	// missing.
+	Path string
+	// Now tells a key's creation time; nil means time.Now.
+	Now func() time.Time
+	// Rand draws ids and secrets; nil means crypto/rand.
+	Rand io.Reader
+}
+
+// SQLite holds the API keys of one database file.
+type SQLite struct {
+	path string
+	w    *sql.DB // the one writing connection of this process
+	r    *sql.DB // read-only connections
+	now  func() time.Time
+	rand io.Reader
+}
+
+const busyTimeout = 10 * time.Second
+
+// Open opens the keys of the database at cfg.Path. The session store
+// creates and checks the file first; this package adds its own table.
+func Open(ctx context.Context, cfg Config) (*SQLite, error) {
+	if cfg.Path == "" {
+		return nil, errors.New("open API keys: no database path")
+	}
+	path, err := filepath.Abs(cfg.Path)
+	if err != nil {
+		return nil, fmt.Errorf("open API keys %s: %w", cfg.Path, err)
+	}
+	ss, err := session.OpenSQLite(ctx, session.SQLiteConfig{Path: path})
+	if err != nil {
+		return nil, fmt.Errorf("open API keys: %w", err)
+	}
+	if err := ss.Close(); err != nil {
+		return nil, fmt.Errorf("open API keys: %w", err)
+	}
+	s := &SQLite{path: path, now: cfg.Now, rand: cfg.Rand}
+	if s.now == nil {
+		s.now = time.Now
+	}
+	if s.rand == nil {
+		s.rand = rand.Reader
+	}
+	base := "file:" + (&url.URL{Path: path}).EscapedPath() +
+		fmt.Sprintf("?_pragma=busy_timeout(%d)&_pragma=synchronous(FULL)", busyTimeout.Milliseconds())
+	if s.w, err = sql.Open("sqlite", base+"&_pragma=journal_mode(WAL)&_txlock=immediate"); err != nil {
+		return nil, fmt.Errorf("open API keys %s: %w", path, err)
+	}
+	s.w.SetMaxOpenConns(1)
+	s.w.SetConnMaxIdleTime(0)
+	if err := s.migrate(ctx); err != nil {
+		s.w.Close()
+		return nil, err
+	}
+	if s.r, err = sql.Open("sqlite", base+"&_pragma=query_only(1)"); err != nil {
+		s.w.Close()
+		return nil, fmt.Errorf("open API keys %s: %w", path, err)
+	}
+	s.r.SetMaxOpenConns(4)
+	return s, nil
+}
+
+// Close closes the database.
+func (s *SQLite) Close() error {
+	if err := errors.Join(s.r.Close(), s.w.Close()); err != nil {
+		return fmt.Errorf("close API keys %s: %w", s.path, err)
+	}
+	return nil
+}
+
+// Create makes a key named name with scope sc and returns its secret,
+// which is not stored and cannot be shown again. A name taken by a key
+// that works is ErrExists.
+func (s *SQLite) Create(ctx context.Context, name string, sc Scope) (secret string, k Key, err error) {
+	if err := checkName(name); err != nil {
+		return "", Key{}, err
+	}
+	if err := checkScope(sc); err != nil {
+		return "", Key{}, err
+	}
+	id, secret, err := newSecret(s.rand)
+	if err != nil {
+		return "", Key{}, fmt.Errorf("create API key %q: %w", name, err)
+	}
+	bases, _ := json.Marshal(nonNil(sc.Bases))
+	agents, _ := json.Marshal(nonNil(sc.Agents))
+	created := s.now().UTC()
+	k = Key{ID: id, Name: name, Scope: Scope{Bases: clone(sc.Bases), Agents: clone(sc.Agents), Wait: sc.Wait}, Created: created}
+	err = s.write(ctx, func(tx *sql.Tx) error {
+		var taken int
+		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM api_keys WHERE name = ? AND revoked_at IS NULL`, name).Scan(&taken); err != nil {
+			return err
+		}
+		if taken > 0 {
+			return fmt.Errorf("API key %q: %w (revoke it first)", name, ErrExists)
+		}
+		_, err := tx.ExecContext(ctx, `INSERT INTO api_keys (id, name, sha256, bases, agents, wait, created_at)
+			VALUES (?, ?, ?, ?, ?, ?, ?)`, id, name, hash(secret), string(bases), string(agents), sc.Wait, created.UnixNano())
+		return err
+	})
+	if err != nil {
+		return "", Key{}, s.opErr(fmt.Sprintf("create API key %q", name), err)
+	}
+	return secret, k, nil
+}
+
+// dummyHash is compared when no key has the secret's id, so that an
+// unknown id takes the time a wrong secret takes.
+var dummyHash = hash("mk_0000000000000000_")
+
+// Verify returns the key of secret. A malformed, unknown, wrong or revoked
+// secret is ErrInvalid, with nothing said of which.
+func (s *SQLite) Verify(ctx context.Context, secret string) (Key, error) {
+	id, ok := parseSecret(secret)
+	if !ok {
+		return Key{}, ErrInvalid
+	}
+	var stored []byte
+	var k Key
+	var bases, agents string
+	var created int64
+	err := s.r.QueryRowContext(ctx, `SELECT id, name, sha256, bases, agents, wait, created_at
+		FROM api_keys WHERE id = ? AND revoked_at IS NULL`, id).Scan(&k.ID, &k.Name, &stored, &bases, &agents, &k.Scope.Wait, &created)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		subtle.ConstantTimeCompare(dummyHash, hash(secret))
+		return Key{}, ErrInvalid
+	case err != nil:
+		return Key{}, fmt.Errorf("verify API key in %s: %w", s.path, err)
+	}
+	if subtle.ConstantTimeCompare(stored, hash(secret)) != 1 {
+		return Key{}, ErrInvalid
+	}
+	if err := decodeScope(&k, bases, agents, created); err != nil {
+		return Key{}, err
+	}
+	return k, nil
+}
+
+// List returns the keys that work, by name.
+func (s *SQLite) List(ctx context.Context) ([]Key, error) {
+	rows, err := s.r.QueryContext(ctx, `SELECT id, name, bases, agents, wait, created_at
+		FROM api_keys WHERE revoked_at IS NULL ORDER BY name, id`)
+	if err != nil {
+		return nil, fmt.Errorf("list API keys in %s: %w", s.path, err)
+	}
+	defer rows.Close()
+	var out []Key
+	for rows.Next() {
+		var k Key
+		var bases, agents string
+		var created int64
+		if err := rows.Scan(&k.ID, &k.Name, &bases, &agents, &k.Scope.Wait, &created); err != nil {
+			return nil, fmt.Errorf("list API keys in %s: %w", s.path, err)
+		}
+		if err := decodeScope(&k, bases, agents, created); err != nil {
+			return nil, err
+		}
+		out = append(out, k)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("list API keys in %s: %w", s.path, err)
+	}
+	return out, nil
+}
+
+// Revoke stops the key named nameOrID (its id first, then its name) from
+// working, at once and for every process.
+func (s *SQLite) Revoke(ctx context.Context, nameOrID string) error {
+	err := s.write(ctx, func(tx *sql.Tx) error {
+		now := s.now().UTC().UnixNano()
+		for _, column := range []string{"id", "name"} {
+			res, err := tx.ExecContext(ctx, `UPDATE api_keys SET revoked_at = ? WHERE `+column+` = ? AND revoked_at IS NULL`, now, nameOrID)
+			if err != nil {
+				return err
+			}
+			if n, err := res.RowsAffected(); err != nil || n > 0 {
+				return err
+			}
+		}
+		return fmt.Errorf("API key %q: %w", nameOrID, ErrNotFound)
+	})
+	return s.opErr(fmt.Sprintf("revoke API key %q", nameOrID), err)
+}
+
+func decodeScope(k *Key, bases, agents string, created int64) error {
+	if err := errors.Join(json.Unmarshal([]byte(bases), &k.Scope.Bases), json.Unmarshal([]byte(agents), &k.Scope.Agents)); err != nil {
+		return fmt.Errorf("API key %s: its stored scope cannot be read (%v); revoke it", k.ID, err)
+	}
+	if len(k.Scope.Bases) == 0 {
+		k.Scope.Bases = nil
+	}
+	if len(k.Scope.Agents) == 0 {
+		k.Scope.Agents = nil
+	}
+	k.Created = time.Unix(0, created).UTC()
+	return nil
+}
+
+func (s *SQLite) write(ctx context.Context, fn func(*sql.Tx) error) error {
+	tx, err := s.w.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	if err := fn(tx); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
+func (s *SQLite) opErr(what string, err error) error {
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, ErrNotFound), errors.Is(err, ErrExists):
+		return err
+	}
+	return fmt.Errorf("%s in %s: %w", what, s.path, err)
+}
+
+func clone(s []string) []string {
+	if len(s) == 0 {
+		return nil
+	}
+	return append([]string(nil), s...)
+}

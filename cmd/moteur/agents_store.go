@@ -1,0 +1,103 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"strings"
+
+	"github.com/moteur/moteur/agentconfig"
+	"github.com/moteur/moteur/agentstore"
+	"github.com/moteur/moteur/app"
+	"github.com/moteur/moteur/i18n"
+	"github.com/moteur/moteur/session"
+)
+
+// dbPath is Moteur's database file: where sessions, knowledge bases,
+// custom agents and API keys live.
+func (c *cli) dbPath() (string, error) {
+	home, err := app.DataDir(c.env)
+	if err != nil {
+		return "", failure(err)
+	}
+	return session.DefaultPath(home), nil
+}
+
+// withAgents runs fn with the custom agents open. When create is false and
+// no database exists yet, fn gets a nil store: a command that only reads
+// does not create the file.
+func (c *cli) withAgents(ctx context.Context, create bool, fn func(*agentstore.SQLite) error) error {
+	path, err := c.dbPath()
+	if err != nil {
+		return err
+	}
+	if !create {
+		if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+			return fn(nil)
+		}
+	}
+	s, err := agentstore.Open(ctx, agentstore.Config{Path: path})
+	if err != nil {
+		return failure(err)
+	}
+	return errors.Join(fn(s), s.Close())
+}
+
+// resolveAgent finds ref among the built-in and stored agents (a nil
+// store holds none).
+func resolveAgent(ctx context.Context, s *agentstore.SQLite, ref string, l i18n.Lang) (agentconfig.Agent, error) {
+	if s != nil {
+		a, err := s.Resolve(ctx, ref, l)
+		return a, agentError(err)
+	}
+	if a, err := agentconfig.BuiltinByID(ref, l); err == nil {
+		return a, nil
+	}
+	builtins, err := agentconfig.Builtins(l)
+	if err != nil {
+		return agentconfig.Agent{}, failure(err)
+	}
+	for _, a := range builtins {
+		if strings.EqualFold(a.Name, strings.TrimSpace(ref)) {
+			return a, nil
+		}
+	}
+	return agentconfig.Agent{}, agentError(fmt.Errorf("agent %q: %w", ref, agentstore.ErrNotFound))
+}
+
+// allAgents lists the built-in agents, then the stored ones.
+func allAgents(ctx context.Context, s *agentstore.SQLite, l i18n.Lang) ([]agentconfig.Agent, error) {
+	if s != nil {
+		all, err := s.All(ctx, l)
+		return all, agentError(err)
+	}
+	return agentconfig.Builtins(l)
+}
+
+// agentError maps the agent store's errors to exit statuses: an agent
+// that does not exist, exists already, is built in, or is invalid is the
+// user's mistake (2); the rest a failure. An unknown agent's message says
+// how to see the others.
+func agentError(err error) error {
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, agentstore.ErrNotFound):
+		return &statusError{code: exitUsage, err: fmt.Errorf("%w (moteur agents list shows them)", err)}
+	case errors.Is(err, agentstore.ErrBadRow):
+		return failure(fmt.Errorf("%w (fix it, or remove it with moteur agents rm ID --yes)", err))
+	case errors.Is(err, agentstore.ErrExists), errors.Is(err, agentstore.ErrBuiltin), errors.Is(err, agentconfig.ErrInvalid):
+		return &statusError{code: exitUsage, err: err}
+	}
+	return failure(err)
+}
+
+// agentKind is the kind column of moteur agents list.
+func agentKind(a agentconfig.Agent) string {
+	if a.Builtin {
+		return "builtin"
+	}
+	return "custom"
+}
