@@ -1,30 +1,31 @@
-// Package server owns Moteur's HTTP side, served by `moteur serve`: the JSON
+// Package server owns Moteur's HTTP face, served by `moteur serve`: the JSON
 // API under /api/v1 (sessions, agent-chat and knowledge-chat, session
-// events, approvals, agents, knowledge bases, keys), its Server-Sent Events
-// streams, the web page (embedded static files) and the OpenAI-compatible
-// door (/v1/chat/completions, /v1/models). It holds no state that is not in
-// the store: every turn runs through the same engine, store, audit log and
-// policy as the CLI.
+// events, approvals, rewinds, agents, knowledge bases and passages), its
+// Server-Sent Events streams, the web page (embedded static files, web/)
+// and the OpenAI-compatible door (/v1/chat/completions, /v1/models: each
+// agent is a model). Every turn runs through package app, the same
+// assembly, store, audit log and policy as the CLI, so a session started in
+// the browser continues in the terminal and the other way round.
 //
-// This first slice holds the self-contained pieces the routes are built on:
+// The files, by concern: server.go (Config, routing helpers), auth.go (API
+// keys and scopes), turns.go (the turns running in this process and the
+// fan-out of their events), chat.go, sessions.go, prompts.go, rewind.go,
+// agents_api.go, kb_api.go, kb_upload.go, passages_api.go, openai*.go,
+// page.go, shutdown.go; sse.go and events.go frame and follow event
+// streams; errors.go and decode.go are the JSON errors and the strict
+// decoding of bodies; openapi.json describes every route (a test holds them
+// together).
 //
-//   - sse.go: the SSE framing of events (`id:` for persisted events only,
-//     `event:`, `data:` with the event's JSON exactly as `moteur run --json`
-//     prints it), keep-alive comments, and the resume position of a request
-//     (Last-Event-ID or ?after=SEQ);
-//   - events.go: GET /api/v1/sessions/{id}/events (SessionEvents), which
-//     streams a session's events through a Subscriber;
-//   - errors.go: JSON errors, {"error": {"code": …, "message": …}}, and the
-//     mapping of the engine's sentinel errors to statuses;
-//   - decode.go: strict decoding of request bodies (size limit, JSON only,
-//     unknown fields and trailing data refused).
+// State: sessions, approvals, agents and keys are in the store. What lives
+// in this process only is what runs in it — the turns in progress, so that
+// one turn of a session runs at a time and stop reaches it — and the
+// streams that follow them. A session is opened for each turn and closed
+// after it: its lease is held only while a turn runs.
 //
-// Routing, authentication, the chat routes, approvals, the page and the
-// OpenAI door are not here yet.
-//
-// Concurrency: a SessionEvents and a Decoder are immutable once built and
-// serve any number of requests at once. One request's SSE writer is used by
-// that request's goroutine alone. A stream never blocks the engine: it reads
-// from the Subscriber's channel at the client's pace, and the engine's
-// followers are the ones that bound what a slow client costs.
+// Concurrency and delivery: a Server serves any number of requests at
+// once. A turn's events are published in order by one goroutine; each
+// stream gets them all, persisted ones with their seq as SSE id, unless its
+// client leaves, in which case it is dropped and the turn goes on. Every
+// persisted event is in the store and the audit log before any stream sees
+// it, so a follower that reconnects with Last-Event-ID misses nothing.
 package server

@@ -22,6 +22,14 @@ func (s *Server) routes() {
 	s.route("POST /api/v1/agent-chat/{session_id}", s.chat(false))
 	s.route("POST /api/v1/knowledge-chat/{session_id}", s.chat(true))
 
+	s.pageRoutes()
+
+	s.openAIRoutes()
+
+	s.agentRoutes()
+	s.kbRoutes()
+	s.passageRoutes()
+
 	// Anything else under the API is a JSON 404, not the mux's text one.
 	s.public("/api/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		WriteError(w, notFoundf("no_route", "no route %s %s (GET /api/v1/openapi.json describes the API)", r.Method, clip(r.URL.Path)))
