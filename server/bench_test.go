@@ -15,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -29,12 +30,17 @@ import (
 // gate, each answer waits until the gate opens; the deltas come every
 // pace, as a model's tokens do.
 func stampedModel(b testing.TB, deltas int, pace time.Duration, gate *barrier) *httptest.Server {
+	var count atomic.Int64
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		_, _ = io.Copy(io.Discard, r.Body)
 		if gate != nil {
 			gate.arrive()
 		}
 		w.Header().Set("Content-Type", "text/event-stream")
+		// Streams start at spread phases, as independent models' do: in
+		// lockstep every delta of 200 streams would come in one burst.
+		n := count.Add(1)
+		time.Sleep(time.Duration(n%20) * pace / 20)
 		tick := time.NewTicker(pace)
 		defer tick.Stop()
 		for range deltas {
