@@ -17,13 +17,11 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"net/url"
-	"path/filepath"
 	"time"
 
-	_ "modernc.org/sqlite" // the database/sql driver "sqlite", no cgo
+	"github.com/moteur/moteur/sidetable"
 
-	"github.com/moteur/moteur/session"
+	_ "modernc.org/sqlite" // the database/sql driver "sqlite", no cgo
 )
 
 // Sentinel errors, wrapped by errors that name the agent.
@@ -46,6 +44,7 @@ type Config struct {
 
 // SQLite holds the custom agents of one database file.
 type SQLite struct {
+	db    *sidetable.DB
 	path  string
 	w     *sql.DB // the one writing connection of this process
 	r     *sql.DB // read-only connections
@@ -53,62 +52,27 @@ type SQLite struct {
 	newID func() (string, error)
 }
 
-// busyTimeout is how long a statement waits for another process's
-// transaction on the same file.
-const busyTimeout = 10 * time.Second
-
 // Open opens the agents of the database at cfg.Path. The session store
 // creates and checks the file first (a corrupt file, another application's
 // or a newer Moteur's is refused, untouched); this package then adds its
 // own table.
 func Open(ctx context.Context, cfg Config) (*SQLite, error) {
-	if cfg.Path == "" {
-		return nil, errors.New("open agents: no database path")
-	}
-	path, err := filepath.Abs(cfg.Path)
+	db, err := sidetable.Open(ctx, sidetable.Config{Path: cfg.Path, What: "agents", Table: "agent_migrations", Migrations: migrations, Now: cfg.Now})
 	if err != nil {
-		return nil, fmt.Errorf("open agents %s: %w", cfg.Path, err)
+		return nil, err
 	}
-	ss, err := session.OpenSQLite(ctx, session.SQLiteConfig{Path: path})
-	if err != nil {
-		return nil, fmt.Errorf("open agents: %w", err)
-	}
-	if err := ss.Close(); err != nil {
-		return nil, fmt.Errorf("open agents: %w", err)
-	}
-	s := &SQLite{path: path, now: cfg.Now, newID: cfg.NewID}
+	s := &SQLite{db: db, path: db.Path, w: db.W, r: db.R, now: cfg.Now, newID: cfg.NewID}
 	if s.now == nil {
 		s.now = time.Now
 	}
 	if s.newID == nil {
 		s.newID = randomID
 	}
-	base := "file:" + (&url.URL{Path: path}).EscapedPath() +
-		fmt.Sprintf("?_pragma=busy_timeout(%d)&_pragma=synchronous(FULL)", busyTimeout.Milliseconds())
-	if s.w, err = sql.Open("sqlite", base+"&_pragma=journal_mode(WAL)&_txlock=immediate"); err != nil {
-		return nil, fmt.Errorf("open agents %s: %w", path, err)
-	}
-	s.w.SetMaxOpenConns(1)
-	s.w.SetConnMaxIdleTime(0)
-	if err := s.migrate(ctx); err != nil {
-		s.w.Close()
-		return nil, err
-	}
-	if s.r, err = sql.Open("sqlite", base+"&_pragma=query_only(1)"); err != nil {
-		s.w.Close()
-		return nil, fmt.Errorf("open agents %s: %w", path, err)
-	}
-	s.r.SetMaxOpenConns(4)
 	return s, nil
 }
 
 // Close closes the database.
-func (s *SQLite) Close() error {
-	if err := errors.Join(s.r.Close(), s.w.Close()); err != nil {
-		return fmt.Errorf("close agents %s: %w", s.path, err)
-	}
-	return nil
-}
+func (s *SQLite) Close() error { return s.db.Close() }
 
 // Path is the database file.
 func (s *SQLite) Path() string { return s.path }

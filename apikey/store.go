@@ -9,13 +9,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net/url"
-	"path/filepath"
 	"time"
 
-	_ "modernc.org/sqlite" // the database/sql driver "sqlite", no cgo
+	"github.com/moteur/moteur/sidetable"
 
-	"github.com/moteur/moteur/session"
+	_ "modernc.org/sqlite" // the database/sql driver "sqlite", no cgo
 )
 
 // Config configures a store. Zero values are defaults.
@@ -31,6 +29,7 @@ type Config struct {
 
 // SQLite holds the API keys of one database file.
 type SQLite struct {
+	db   *sidetable.DB
 	path string
 	w    *sql.DB // the one writing connection of this process
 	r    *sql.DB // read-only connections
@@ -38,58 +37,25 @@ type SQLite struct {
 	rand io.Reader
 }
 
-const busyTimeout = 10 * time.Second
-
 // Open opens the keys of the database at cfg.Path. The session store
 // creates and checks the file first; this package adds its own table.
 func Open(ctx context.Context, cfg Config) (*SQLite, error) {
-	if cfg.Path == "" {
-		return nil, errors.New("open API keys: no database path")
-	}
-	path, err := filepath.Abs(cfg.Path)
+	db, err := sidetable.Open(ctx, sidetable.Config{Path: cfg.Path, What: "API keys", Table: "apikey_migrations", Migrations: migrations, Now: cfg.Now})
 	if err != nil {
-		return nil, fmt.Errorf("open API keys %s: %w", cfg.Path, err)
+		return nil, err
 	}
-	ss, err := session.OpenSQLite(ctx, session.SQLiteConfig{Path: path})
-	if err != nil {
-		return nil, fmt.Errorf("open API keys: %w", err)
-	}
-	if err := ss.Close(); err != nil {
-		return nil, fmt.Errorf("open API keys: %w", err)
-	}
-	s := &SQLite{path: path, now: cfg.Now, rand: cfg.Rand}
+	s := &SQLite{db: db, path: db.Path, w: db.W, r: db.R, now: cfg.Now, rand: cfg.Rand}
 	if s.now == nil {
 		s.now = time.Now
 	}
 	if s.rand == nil {
 		s.rand = rand.Reader
 	}
-	base := "file:" + (&url.URL{Path: path}).EscapedPath() +
-		fmt.Sprintf("?_pragma=busy_timeout(%d)&_pragma=synchronous(FULL)", busyTimeout.Milliseconds())
-	if s.w, err = sql.Open("sqlite", base+"&_pragma=journal_mode(WAL)&_txlock=immediate"); err != nil {
-		return nil, fmt.Errorf("open API keys %s: %w", path, err)
-	}
-	s.w.SetMaxOpenConns(1)
-	s.w.SetConnMaxIdleTime(0)
-	if err := s.migrate(ctx); err != nil {
-		s.w.Close()
-		return nil, err
-	}
-	if s.r, err = sql.Open("sqlite", base+"&_pragma=query_only(1)"); err != nil {
-		s.w.Close()
-		return nil, fmt.Errorf("open API keys %s: %w", path, err)
-	}
-	s.r.SetMaxOpenConns(4)
 	return s, nil
 }
 
 // Close closes the database.
-func (s *SQLite) Close() error {
-	if err := errors.Join(s.r.Close(), s.w.Close()); err != nil {
-		return fmt.Errorf("close API keys %s: %w", s.path, err)
-	}
-	return nil
-}
+func (s *SQLite) Close() error { return s.db.Close() }
 
 // Create makes a key named name with scope sc and returns its secret,
 // which is not stored and cannot be shown again. A name taken by a key

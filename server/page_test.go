@@ -3,6 +3,7 @@ package server
 import (
 	"compress/gzip"
 	"context"
+	"fmt"
 	"io"
 	"net/http"
 	"os"
@@ -209,6 +210,19 @@ func (b *browser) reported() []string {
 	return append([]string(nil), b.problems...)
 }
 
+// click waits for the element sel selects to be visible, then clicks the
+// one it selects at that moment, in the page: the page redraws parts of
+// itself as events arrive (a reload replays them), and a node found
+// earlier may be gone by the time a CDP click reaches it.
+func click(sel string) chromedp.Action[chromedp.Void] {
+	return chromedp.Steps(
+		chromedp.WaitVisible(chromedp.CSS(sel)),
+		chromedp.Evaluate[chromedp.Void](fmt.Sprintf(`document.querySelector(%q).click()`, sel)))
+}
+
+// clickID is click on the element of that id.
+func clickID(id string) chromedp.Action[chromedp.Void] { return click("#" + id) }
+
 // step bounds one step of a test.
 const step = 45 * time.Second
 
@@ -347,7 +361,7 @@ func TestPageAskApproveReloadCite(t *testing.T) {
 	// A wrong key is refused with the server's reason.
 	b.do(t, "sign in with a wrong key",
 		chromedp.SendKeys(chromedp.ID("signin-key"), "mk_nope_0000000000000000000000000000000000"),
-		chromedp.Click(chromedp.CSS(`#signin-form button[type=submit]`)),
+		click(`#signin-form button[type=submit]`),
 		chromedp.WaitVisible(chromedp.CSS(`#signin-error.error`)))
 	if refused := text(t, b, "#signin-error"); !strings.Contains(refused, "Clé refusée") || !strings.Contains(refused, "invalid API key") {
 		t.Errorf("sign-in error %q, want the server's message", refused)
@@ -357,15 +371,15 @@ func TestPageAskApproveReloadCite(t *testing.T) {
 	b.do(t, "sign in and ask",
 		chromedp.Evaluate[chromedp.Void](`document.getElementById("signin-key").value = ""`),
 		chromedp.SendKeys(chromedp.ID("signin-key"), ts.key),
-		chromedp.Click(chromedp.CSS(`#signin-form button[type=submit]`)),
+		click(`#signin-form button[type=submit]`),
 		chromedp.WaitVisible(chromedp.ID("chat-input")),
 		chromedp.WaitReady(chromedp.CSS(`#chat-bases input[value="manuel-rh"]`)),
-		chromedp.Click(chromedp.CSS("details.bases summary")),
-		chromedp.Click(chromedp.CSS(`#chat-bases input[value="manuel-rh"]`)),
-		chromedp.Click(chromedp.ID("chat-mode-smart")),
+		click("details.bases summary"),
+		click(`#chat-bases input[value="manuel-rh"]`),
+		clickID("chat-mode-smart"),
 		chromedp.WaitEnabled(chromedp.ID("chat-send")),
 		chromedp.SendKeys(chromedp.ID("chat-input"), "Combien de jours de congés par an ? Note-le."),
-		chromedp.Click(chromedp.ID("chat-send")),
+		clickID("chat-send"),
 		chromedp.WaitVisible(chromedp.CSS(`.approval:not(.resolved) button.approve`)))
 	card := text(t, b, ".approval")
 	if !strings.Contains(card, "write_file") || !strings.Contains(card, "notes/conges.txt") {
@@ -396,8 +410,8 @@ func TestPageAskApproveReloadCite(t *testing.T) {
 
 	// Approve, with "remember"; the turn goes on to the answer.
 	b.do(t, "approve and see the answer",
-		chromedp.Click(chromedp.CSS(".approval .remember")),
-		chromedp.Click(chromedp.CSS(".approval button.approve")),
+		click(".approval .remember"),
+		click(".approval button.approve"),
 		chromedp.WaitVisible(chromedp.CSS(`.approval.resolved.allowed`)),
 		chromedp.WaitVisible(chromedp.CSS(`.round.answer button.cite[data-alias="c1"]`)))
 	if status := text(t, b, ".approval .approval-status"); !strings.Contains(status, "Autorisé") {
@@ -445,7 +459,7 @@ func TestPageAskApproveReloadCite(t *testing.T) {
 
 	// The citation opens its passage and its document.
 	b.do(t, "open the citation",
-		chromedp.Click(chromedp.CSS(`.round.answer .text button.cite[data-alias="c1"]`)),
+		click(`.round.answer .text button.cite[data-alias="c1"]`),
 		chromedp.WaitVisible(chromedp.ID("citation")),
 		chromedp.WaitVisible(chromedp.CSS("#citation-passage pre.cited")))
 	passage, doc := text(t, b, "#citation-passage pre.cited"), text(t, b, "#citation-doc")
@@ -512,7 +526,7 @@ func TestPageBasesAgentsDenyRewind(t *testing.T) {
 		chromedp.SetValue(chromedp.ID("lang"), "fr"),
 		chromedp.Evaluate[chromedp.Void](`document.getElementById("lang").dispatchEvent(new Event("change"))`),
 		chromedp.SendKeys(chromedp.ID("signin-key"), ts.key),
-		chromedp.Click(chromedp.CSS(`#signin-form button[type=submit]`)),
+		click(`#signin-form button[type=submit]`),
 		chromedp.WaitVisible(chromedp.ID("kb-name")))
 
 	// A base, created and filled from the page.
@@ -526,11 +540,11 @@ func TestPageBasesAgentsDenyRewind(t *testing.T) {
 	b.do(t, "create a base and upload",
 		chromedp.SendKeys(chromedp.ID("kb-name"), "docs-rh"),
 		chromedp.SendKeys(chromedp.ID("kb-description"), "Procédures RH"),
-		chromedp.Click(chromedp.CSS(`#kb-create button[type=submit]`)),
+		click(`#kb-create button[type=submit]`),
 		chromedp.WaitVisible(chromedp.CSS(`#kb-list li.active[data-base="docs-rh"]`)),
 		chromedp.WaitVisible(chromedp.ID("kb-files")),
 		chromedp.SetUploadFiles(chromedp.ID("kb-files"), files),
-		chromedp.Click(chromedp.CSS(`#kb-upload button[type=submit]`)),
+		click(`#kb-upload button[type=submit]`),
 		chromedp.Poll[chromedp.Void](`document.querySelectorAll("#kb-docs li").length === 2`))
 	type upload struct {
 		Status        string
@@ -557,12 +571,12 @@ func TestPageBasesAgentsDenyRewind(t *testing.T) {
 		chromedp.Navigate(ts.http.URL+"/#/agents"),
 		chromedp.WaitReady(chromedp.CSS(`#agent-preset option[value="rag-qa"]`)),
 		chromedp.SetValue(chromedp.ID("agent-preset"), "rag-qa"),
-		chromedp.Click(chromedp.ID("agent-new")),
+		clickID("agent-new"),
 		chromedp.WaitVisible(chromedp.ID("agent-form")),
 		chromedp.SendKeys(chromedp.CSS(`#agent-form input[name=name]`), "Assistant RH"),
 		chromedp.SetValue(chromedp.CSS(`#agent-form select[name=kb_selection_mode]`), "selected"),
-		chromedp.Click(chromedp.CSS(`#agent-form-bases input[value="docs-rh"]`)),
-		chromedp.Click(chromedp.CSS(`#agent-form button[type=submit]`)),
+		click(`#agent-form-bases input[value="docs-rh"]`),
+		click(`#agent-form button[type=submit]`),
 		chromedp.WaitVisible(chromedp.CSS(`#agents-list li .title`)),
 		chromedp.Poll[chromedp.Void](`[...document.querySelectorAll("#agents-list li .title")].some(e => e.textContent === "Assistant RH")`))
 	stored, err := ts.agents.List(t.Context())
@@ -575,11 +589,11 @@ func TestPageBasesAgentsDenyRewind(t *testing.T) {
 		t.Errorf("stored agent %+v", a)
 	}
 	b.do(t, "edit the agent",
-		chromedp.Click(chromedp.CSS(`#agents-list li[data-agent="`+a.ID+`"] button.edit`)),
+		click(`#agents-list li[data-agent="`+a.ID+`"] button.edit`),
 		chromedp.WaitVisible(chromedp.ID("agent-form")),
 		chromedp.SetValue(chromedp.CSS(`#agent-form input[name=temperature]`), "0.2"),
 		chromedp.SetValue(chromedp.CSS(`#agent-form select[name=access_level]`), "confirm"),
-		chromedp.Click(chromedp.CSS(`#agent-form button[type=submit]`)),
+		click(`#agent-form button[type=submit]`),
 		chromedp.WaitNotVisible(chromedp.ID("agent-form")))
 	if a, err = ts.agents.Get(t.Context(), a.ID); err != nil || a.Config.Temperature != 0.2 || a.Config.AccessLevel != "confirm" ||
 		a.Config.AgentType != "rag-qa" || !slices.Equal(a.Config.KnowledgeBases, []string{"docs-rh"}) {
@@ -593,14 +607,14 @@ func TestPageBasesAgentsDenyRewind(t *testing.T) {
 		chromedp.WaitReady(chromedp.CSS(`#chat-agent option[value="`+a.ID+`"]`)),
 		chromedp.WaitEnabled(chromedp.ID("chat-send")),
 		chromedp.SendKeys(chromedp.ID("chat-input"), "Première question"),
-		chromedp.Click(chromedp.ID("chat-send")),
+		clickID("chat-send"),
 		chromedp.WaitVisible(chromedp.CSS(`.round.answer`)),
 		chromedp.WaitEnabled(chromedp.ID("chat-send")),
 		chromedp.SendKeys(chromedp.ID("chat-input"), "Deuxième question"),
-		chromedp.Click(chromedp.ID("chat-send")),
+		clickID("chat-send"),
 		chromedp.WaitVisible(chromedp.CSS(`.approval:not(.resolved) button.deny`)),
 		chromedp.SendKeys(chromedp.CSS(".approval input.reason"), "pas maintenant"),
-		chromedp.Click(chromedp.CSS(".approval button.deny")),
+		click(".approval button.deny"),
 		chromedp.WaitVisible(chromedp.CSS(".approval.resolved.denied")),
 		chromedp.Poll[chromedp.Void](`document.querySelectorAll(".round.answer").length === 2`),
 		chromedp.WaitEnabled(chromedp.ID("chat-rewind")))
@@ -624,13 +638,13 @@ func TestPageBasesAgentsDenyRewind(t *testing.T) {
 
 	// Rewind the conversation to the second question.
 	b.do(t, "rewind",
-		chromedp.Click(chromedp.ID("chat-rewind")),
+		clickID("chat-rewind"),
 		chromedp.WaitVisible(chromedp.CSS("#rewind-points li button")),
 		chromedp.Poll[chromedp.Void](`document.querySelectorAll("#rewind-points li").length === 2`),
 		chromedp.SetValue(chromedp.ID("rewind-mode"), "conversation"),
-		chromedp.Click(chromedp.CSS("#rewind-points li:nth-child(2) button")),
+		click("#rewind-points li:nth-child(2) button"),
 		chromedp.Poll[chromedp.Void](`document.getElementById("rewind-status").textContent.startsWith("Retour au point")`),
-		chromedp.Click(chromedp.ID("rewind-close")),
+		clickID("rewind-close"),
 		chromedp.WaitVisible(chromedp.CSS(".notice.info")),
 		chromedp.WaitVisible(chromedp.CSS(".msg.user.undone")))
 	type rewound struct {
@@ -656,16 +670,16 @@ func TestPageQuickAnswer(t *testing.T) {
 	b.do(t, "ask a quick question",
 		chromedp.Navigate(ts.http.URL+"/"),
 		chromedp.SendKeys(chromedp.ID("signin-key"), ts.key),
-		chromedp.Click(chromedp.CSS(`#signin-form button[type=submit]`)),
+		click(`#signin-form button[type=submit]`),
 		chromedp.WaitReady(chromedp.CSS(`#chat-bases input[value="manuel-rh"]`)),
-		chromedp.Click(chromedp.CSS("details.bases summary")),
-		chromedp.Click(chromedp.CSS(`#chat-bases input[value="manuel-rh"]`)),
-		chromedp.Click(chromedp.ID("chat-mode-quick")),
+		click("details.bases summary"),
+		click(`#chat-bases input[value="manuel-rh"]`),
+		clickID("chat-mode-quick"),
 		chromedp.WaitEnabled(chromedp.ID("chat-send")),
 		chromedp.SendKeys(chromedp.ID("chat-input"), "Combien de jours de congés payés par an ?"),
-		chromedp.Click(chromedp.ID("chat-send")),
+		clickID("chat-send"),
 		chromedp.WaitVisible(chromedp.CSS(`.round.answer button.cite[data-alias="c1"]`)),
-		chromedp.Click(chromedp.CSS(`.round.answer .text button.cite[data-alias="c1"]`)),
+		click(`.round.answer .text button.cite[data-alias="c1"]`),
 		chromedp.WaitVisible(chromedp.CSS("#citation-passage pre.cited")))
 	if got := text(t, b, ".timeline .retrieved"); !strings.Contains(got, "1") || !strings.Contains(got, "congés") {
 		t.Errorf("retrieval in the timeline: %q", got)
@@ -714,14 +728,14 @@ func TestPageStop(t *testing.T) {
 		chromedp.SetValue(chromedp.ID("lang"), "fr"),
 		chromedp.Evaluate[chromedp.Void](`document.getElementById("lang").dispatchEvent(new Event("change"))`),
 		chromedp.SendKeys(chromedp.ID("signin-key"), ts.key),
-		chromedp.Click(chromedp.CSS(`#signin-form button[type=submit]`)),
+		click(`#signin-form button[type=submit]`),
 		chromedp.WaitVisible(chromedp.ID("chat-input")),
 		chromedp.WaitEnabled(chromedp.ID("chat-send")),
 		chromedp.SendKeys(chromedp.ID("chat-input"), "Une longue réponse, s'il te plaît"),
-		chromedp.Click(chromedp.ID("chat-send")),
+		clickID("chat-send"),
 		chromedp.Poll[chromedp.Void](`[...document.querySelectorAll(".round .text")].some(e => e.textContent.includes("Je commence"))`),
 		chromedp.WaitVisible(chromedp.ID("chat-stop")),
-		chromedp.Click(chromedp.ID("chat-stop")),
+		clickID("chat-stop"),
 		chromedp.WaitVisible(chromedp.CSS(".notice.warn")),
 		chromedp.WaitNotVisible(chromedp.ID("chat-stop")),
 		chromedp.WaitEnabled(chromedp.ID("chat-send")))

@@ -31,7 +31,8 @@ func (s *Server) openRewind(ctx context.Context, r *http.Request, id string) (*a
 }
 
 // listPoints serves GET /api/v1/sessions/{id}/points: the points a
-// session can be rewound to, oldest first.
+// session can be rewound to, newest first (as Engine.RewindPoints gives
+// them, and moteur sessions points prints them).
 func (s *Server) listPoints(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
 	rw, err := s.openRewind(r.Context(), r, id)
