@@ -42,7 +42,7 @@ func (s *SQLite) Create(ctx context.Context, a agentconfig.Agent) (agentconfig.A
 	}
 	now := s.now().UTC()
 	a.Created, a.Updated = now, now
-	err = s.write(ctx, func(tx *sql.Tx) error {
+	err = s.db.Write(ctx, func(tx *sql.Tx) error {
 		var taken int
 		// An id equal to another agent's name would hide that agent from
 		// Resolve by name.
@@ -87,7 +87,7 @@ func (s *SQLite) Update(ctx context.Context, a agentconfig.Agent) (agentconfig.A
 	}
 	now := s.now().UTC()
 	a.Updated = now
-	err = s.write(ctx, func(tx *sql.Tx) error {
+	err = s.db.Write(ctx, func(tx *sql.Tx) error {
 		var created int64
 		err := tx.QueryRowContext(ctx, `SELECT created_at FROM agents WHERE id = ?`, a.ID).Scan(&created)
 		if errors.Is(err, sql.ErrNoRows) {
@@ -115,7 +115,7 @@ func (s *SQLite) Delete(ctx context.Context, id string) error {
 	if agentconfig.IsBuiltinID(id) {
 		return fmt.Errorf("agent %s: %w: it cannot be removed", id, ErrBuiltin)
 	}
-	err := s.write(ctx, func(tx *sql.Tx) error {
+	err := s.db.Write(ctx, func(tx *sql.Tx) error {
 		res, err := tx.ExecContext(ctx, `DELETE FROM agents WHERE id = ?`, id)
 		if err != nil {
 			return err
@@ -220,19 +220,6 @@ func nameFree(ctx context.Context, tx *sql.Tx, a agentconfig.Agent) error {
 		return err
 	}
 	return fmt.Errorf("agent name %q: %w (agent %s)", a.Name, ErrExists, other)
-}
-
-// write runs fn in one immediate transaction.
-func (s *SQLite) write(ctx context.Context, fn func(*sql.Tx) error) error {
-	tx, err := s.w.BeginTx(ctx, nil)
-	if err != nil {
-		return err
-	}
-	defer tx.Rollback()
-	if err := fn(tx); err != nil {
-		return err
-	}
-	return tx.Commit()
 }
 
 // opErr names the file for a database failure; errors of this package's

@@ -75,7 +75,7 @@ func (s *SQLite) Create(ctx context.Context, name string, sc Scope) (secret stri
 	agents, _ := json.Marshal(nonNil(sc.Agents))
 	created := s.now().UTC()
 	k = Key{ID: id, Name: name, Scope: Scope{Bases: clone(sc.Bases), Agents: clone(sc.Agents), Wait: sc.Wait}, Created: created}
-	err = s.write(ctx, func(tx *sql.Tx) error {
+	err = s.db.Write(ctx, func(tx *sql.Tx) error {
 		var taken int
 		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM api_keys WHERE name = ? AND revoked_at IS NULL`, name).Scan(&taken); err != nil {
 			return err
@@ -156,7 +156,7 @@ func (s *SQLite) List(ctx context.Context) ([]Key, error) {
 // Revoke stops the key named nameOrID (its id first, then its name) from
 // working, at once and for every process.
 func (s *SQLite) Revoke(ctx context.Context, nameOrID string) error {
-	err := s.write(ctx, func(tx *sql.Tx) error {
+	err := s.db.Write(ctx, func(tx *sql.Tx) error {
 		now := s.now().UTC().UnixNano()
 		for _, column := range []string{"id", "name"} {
 			res, err := tx.ExecContext(ctx, `UPDATE api_keys SET revoked_at = ? WHERE `+column+` = ? AND revoked_at IS NULL`, now, nameOrID)
@@ -184,18 +184,6 @@ func decodeScope(k *Key, bases, agents string, created int64) error {
 	}
 	k.Created = time.Unix(0, created).UTC()
 	return nil
-}
-
-func (s *SQLite) write(ctx context.Context, fn func(*sql.Tx) error) error {
-	tx, err := s.w.BeginTx(ctx, nil)
-	if err != nil {
-		return err
-	}
-	defer tx.Rollback()
-	if err := fn(tx); err != nil {
-		return err
-	}
-	return tx.Commit()
 }
 
 func (s *SQLite) opErr(what string, err error) error {

@@ -145,3 +145,17 @@ func migrateStep(ctx context.Context, w *sql.DB, cfg Config) (done bool, err err
 	}
 	return version+1 == n, tx.Commit()
 }
+
+// Write runs fn in one immediate transaction of the writing connection,
+// committed when fn returns nil and rolled back otherwise.
+func (db *DB) Write(ctx context.Context, fn func(*sql.Tx) error) error {
+	tx, err := db.W.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	if err := fn(tx); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
