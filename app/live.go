@@ -16,8 +16,9 @@ import (
 // store, the session's lease (held until close) and the sinks of the new
 // events.
 type liveSession struct {
-	store *session.SQLite
-	lease session.Lease
+	store    *session.SQLite
+	ownStore bool // opened by the session, closed with it
+	lease    session.Lease
 	// lastSeq is the seq of the last stored event once the session was
 	// open (0: a new session).
 	lastSeq    uint64
@@ -41,18 +42,24 @@ type liveSession struct {
 // and the store can leave is stored first (a warning says so); nothing else
 // is written to the session yet. The session's past events are not read:
 // whoever needs them loads them from the store.
-func openLiveSession(ctx context.Context, env func(string) string, home, id string) (_ *liveSession, err error) {
+//
+// shared is the data directory's store when the caller keeps one open
+// (nil: the session opens its own and closes it with itself).
+func openLiveSession(ctx context.Context, env func(string) string, home, id string, shared *session.SQLite) (_ *liveSession, err error) {
 	// Whatever opens a session writes its audit log: it makes the key on
 	// first use, and refuses a data directory whose key is gone.
 	key, err := AtRestKey(env, home, true)
 	if err != nil {
 		return nil, err
 	}
-	st, err := OpenStore(ctx, home)
-	if err != nil {
-		return nil, err
+	st, ownStore := shared, false
+	if st == nil {
+		if st, err = OpenStore(ctx, home); err != nil {
+			return nil, err
+		}
+		ownStore = true
 	}
-	ls := &liveSession{store: st, auditFile: AuditPath(home, id)}
+	ls := &liveSession{store: st, ownStore: ownStore, auditFile: AuditPath(home, id)}
 	defer func() {
 		if err != nil {
 			err = errors.Join(err, ls.close())
@@ -156,8 +163,10 @@ func (ls *liveSession) close() error {
 			errs = append(errs, err)
 		}
 	}
-	if err := ls.store.Close(); err != nil {
-		errs = append(errs, err)
+	if ls.ownStore {
+		if err := ls.store.Close(); err != nil {
+			errs = append(errs, err)
+		}
 	}
 	return errors.Join(errs...)
 }

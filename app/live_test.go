@@ -11,7 +11,7 @@ import (
 
 func TestLiveSessionSinksAuditFirstAndReleasesTheLease(t *testing.T) {
 	e := newTestEnv(t)
-	ls, err := openLiveSession(t.Context(), e.env, e.home(), "s-live")
+	ls, err := openLiveSession(t.Context(), e.env, e.home(), "s-live", nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/moteur/moteur/i18n"
 	"github.com/moteur/moteur/kb"
 	"github.com/moteur/moteur/policy"
+	"github.com/moteur/moteur/session"
 	"github.com/moteur/moteur/tools"
 )
 
@@ -97,6 +98,11 @@ type Options struct {
 	// what the configuration allows and never loosens it: see agent.go for
 	// how each field is honoured.
 	Agent *agentconfig.Agent
+	// Store is the session store of DataDir, for a process that opens
+	// many sessions one after the other and keeps it open (moteur serve):
+	// the sessions use it and leave it open. Nil: each session opens the
+	// data directory's store and closes it with itself.
+	Store *session.SQLite
 	// Notify receives what the user should know that arises while the
 	// session runs, one line each (an MCP tool left out because its
 	// schema is invalid). It may be called from any goroutine. Nil: such

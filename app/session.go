@@ -179,7 +179,7 @@ func (s *Settings) Open(ctx context.Context) (_ *Session, err error) {
 // openLive opens the live session of ses.ID in the data directory of o,
 // and takes its store and its warnings.
 func (ses *Session) openLive(ctx context.Context, o Options) error {
-	ls, err := openLiveSession(ctx, o.Env, o.DataDir, ses.ID)
+	ls, err := openLiveSession(ctx, o.Env, o.DataDir, ses.ID, o.Store)
 	if err != nil {
 		return err
 	}

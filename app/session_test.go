@@ -169,3 +169,38 @@ func TestConversationOfAQuickAnswer(t *testing.T) {
 		t.Errorf("history %+v, aliases %v, sensitive %v", history, aliases, sensitive)
 	}
 }
+
+// A process that keeps the data directory's store open (moteur serve)
+// gives it to each session: the sessions write their events to it and
+// leave it open when they close.
+func TestSessionsShareTheStoreTheyAreGiven(t *testing.T) {
+	srv := openaitest.NewServer(t, openaitest.Answer("one"), openaitest.Answer("two"))
+	e := newTestEnv(t)
+	e.vars["MOTEUR_BASE_URL"] = srv.BaseURL()
+	st := e.openStore(t)
+	for i, id := range []string{"s-shared-1", "s-shared-2"} {
+		o := e.options(id)
+		o.Store = st
+		s, err := Open(t.Context(), o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s.Store != st {
+			t.Fatalf("session %s uses a store of its own", id)
+		}
+		if err := s.Engine.SubmitInput(t.Context(), s.ID, engine.Input{Text: "hi"}); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Close(); err != nil {
+			t.Fatal(err)
+		}
+		// Still open after the session closed: the next read works.
+		evs, err := st.Load(t.Context(), id)
+		if err != nil {
+			t.Fatalf("after session %d closed: %v", i+1, err)
+		}
+		if last := evs[len(evs)-1]; last.Type != event.TurnCompleted {
+			t.Errorf("session %s ends with %s, want its turn in the shared store", id, last.Type)
+		}
+	}
+}

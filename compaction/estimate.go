@@ -26,9 +26,9 @@ const (
 	maxScale = 1.5
 )
 
-// maxCacheEntries bounds the per-message cache; past it the cache is dropped
+// maxCacheEntries bounds a count cache; past it the cache is dropped
 // wholesale, which costs one full recount and no bookkeeping per entry.
-const maxCacheEntries = 1 << 14
+const maxCacheEntries = 1 << 16
 
 var (
 	codecOnce sync.Once
@@ -49,27 +49,49 @@ func sharedCount() func(string) (int, error) {
 	return codec.Count
 }
 
+// countCache holds unscaled message counts by the hash of what is counted.
+// A count depends on the text and the counter only, so the estimators of
+// the shared counter share one cache: a server that opens a session for
+// each turn (moteur serve) would otherwise tokenize the whole history
+// again at every turn, and the system prompt and tool definitions in
+// every session.
+type countCache struct {
+	seed maphash.Seed
+	mu   sync.Mutex
+	m    map[uint64]int
+}
+
+func newCountCache() *countCache {
+	return &countCache{seed: maphash.MakeSeed(), m: map[uint64]int{}}
+}
+
+// sharedCache is the cache of the estimators that count with sharedCount.
+var sharedCache = newCountCache()
+
 // Estimator counts tokens with cl100k_base, scaled by a calibration factor
 // that applies to text only. It is safe for concurrent use.
 type Estimator struct {
 	count func(string) (int, error)
 	scale atomic.Uint64 // math.Float64bits of the scale
+	cache *countCache
 
-	seed  maphash.Seed
-	mu    sync.Mutex
-	cache map[uint64]int // message hash → unscaled text tokens
-
+	mu  sync.Mutex
 	cal calibration // guarded by mu
 }
 
 // NewEstimator returns an estimator with scale 1.
 func NewEstimator() *Estimator {
-	return newEstimator(sharedCount())
+	return withCache(sharedCount(), sharedCache)
 }
 
-// newEstimator lets tests substitute the counter (the fallback path).
+// newEstimator lets tests substitute the counter (the fallback path); its
+// counts are its own.
 func newEstimator(count func(string) (int, error)) *Estimator {
-	e := &Estimator{count: count, seed: maphash.MakeSeed(), cache: map[uint64]int{}}
+	return withCache(count, newCountCache())
+}
+
+func withCache(count func(string) (int, error), cache *countCache) *Estimator {
+	e := &Estimator{count: count, cache: cache}
 	e.scale.Store(math.Float64bits(1))
 	return e
 }
@@ -130,29 +152,30 @@ func (e *Estimator) rawMessage(m *llm.Message) int {
 // so an edited message (a truncated result) gets a fresh count; hashing runs
 // at memory speed, BPE at a few MB/s.
 func (e *Estimator) cachedRaw(m *llm.Message) int {
+	c := e.cache
 	var h maphash.Hash
-	h.SetSeed(e.seed)
+	h.SetSeed(c.seed)
 	h.WriteString(m.Content)
-	for _, c := range m.ToolCalls {
+	for _, tc := range m.ToolCalls {
 		h.WriteByte(0)
-		h.WriteString(c.Name)
+		h.WriteString(tc.Name)
 		h.WriteByte(0)
-		h.WriteString(c.Arguments)
+		h.WriteString(tc.Arguments)
 	}
 	k := h.Sum64()
-	e.mu.Lock()
-	n, ok := e.cache[k]
-	e.mu.Unlock()
+	c.mu.Lock()
+	n, ok := c.m[k]
+	c.mu.Unlock()
 	if ok {
 		return n
 	}
 	n = e.rawMessage(m)
-	e.mu.Lock()
-	if len(e.cache) >= maxCacheEntries {
-		clear(e.cache)
+	c.mu.Lock()
+	if len(c.m) >= maxCacheEntries {
+		clear(c.m)
 	}
-	e.cache[k] = n
-	e.mu.Unlock()
+	c.m[k] = n
+	c.mu.Unlock()
 	return n
 }
 

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"runtime"
 	"slices"
 	"sync"
@@ -32,6 +33,29 @@ import (
 // auditChunkSize is the size of the blocks an audit log is read and
 // verified in.
 var auditChunkSize = 256 << 10
+
+// minAuditChunk is the smallest block a log is read in.
+const minAuditChunk = 4 << 10
+
+// blockFor is the block size for r: auditChunkSize, or less for a file
+// that holds less, so that checking a short session's log (each time a
+// server continues it) does not allocate for a long one's. The block
+// grows, as for a long line, should the file have grown meanwhile.
+func blockFor(r io.Reader) int {
+	size := int64(-1)
+	switch f := r.(type) {
+	case interface{ Size() int64 }: // *io.SectionReader, *bytes.Reader
+		size = f.Size()
+	case interface{ Stat() (fs.FileInfo, error) }:
+		if st, err := f.Stat(); err == nil && st.Mode().IsRegular() {
+			size = st.Size()
+		}
+	}
+	if size < 0 || size >= int64(auditChunkSize) {
+		return auditChunkSize
+	}
+	return max(minAuditChunk, int(size)+1)
+}
 
 // auditMaxWorkers bounds the workers, and so the blocks in memory.
 const auditMaxWorkers = 8
@@ -75,7 +99,7 @@ func verifyAudit(r io.Reader, check AuditCheck, o auditVerifyOptions) (AuditRepo
 		}
 	}
 	if o.chunk <= 0 {
-		o.chunk = auditChunkSize
+		o.chunk = blockFor(r)
 	}
 	if o.workers <= 0 {
 		o.workers = min(runtime.GOMAXPROCS(0), auditMaxWorkers)

@@ -3,7 +3,6 @@ package server
 import (
 	"bufio"
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -82,13 +81,71 @@ func (g *barrier) reset(n int) {
 }
 
 // BenchmarkConcurrentStreams: 200 sessions stream at once on the agent
-// route, each answer 50 deltas 20 ms apart (a model's 50 tokens a second:
-// 10,000 events a second in all); the latency Moteur adds to each event is
-// the time from the model's write to the client's read (provider,
-// engine, fan-out, SSE, two loopback hops). The model holds its answers
-// until the 200 sessions have all asked, so that the streams overlap
-// and the sessions' opening is not counted.
+// route, a model's 50 tokens a second each (a delta every 20 ms: 10,000
+// events a second in all), and the sessions' starts are spread over an
+// answer's length. The latency Moteur adds to each delta is the time from
+// the model's write to the client's read (provider, engine, fan-out, SSE,
+// two loopback hops); the deltas counted are those the model wrote in the
+// window when all 200 were streaming. The server runs with moteur serve's
+// collector target (TuneGC).
+//
+//   - turnover: answers of 250 tokens, each session asks twice in a row,
+//     so that while most stream others open, persist their answer and
+//     close (40 turns start and end each second);
+//   - streaming: answers of 750 tokens, asked once, counted in their
+//     middle third, when no turn starts or ends.
 func BenchmarkConcurrentStreams(b *testing.B) {
+	defer TuneGC(func(string) string { return "" })()
+	b.Run("turnover", func(b *testing.B) { benchStreams(b, 250, 2, 1) })
+	b.Run("streaming", func(b *testing.B) { benchStreams(b, 750, 1, 3) })
+}
+
+// benchStreams runs 200 sessions that each ask turns questions of deltas
+// tokens; the window counted is an answer's length divided by part, from
+// that long after the first start.
+func benchStreams(b *testing.B, deltas, turns, part int) {
+	const sessions, pace = 200, 20 * time.Millisecond
+	window := time.Duration(deltas) * pace / time.Duration(part)
+	ts := newBenchServer(b, stampedModel(b, deltas, pace, nil).URL+"/v1")
+	var lat []time.Duration
+	var mu sync.Mutex
+	n := 0
+	for b.Loop() {
+		start := time.Now()
+		from, to := start.Add(window), start.Add(2*window)
+		var wg sync.WaitGroup
+		for i := range sessions {
+			wg.Add(1)
+			// The arrivals' schedule: session i starts i/200 of the
+			// window after the first.
+			time.AfterFunc(time.Duration(i)*window/sessions, func() {
+				defer wg.Done()
+				id := fmt.Sprintf("s-bench-%d-%d", n, i)
+				for range turns {
+					got := ts.streamStamps(b, id)
+					mu.Lock()
+					for _, st := range got {
+						if !st.written.Before(from) && st.written.Before(to) {
+							lat = append(lat, st.latency)
+						}
+					}
+					mu.Unlock()
+				}
+			})
+		}
+		wg.Wait()
+		n++
+	}
+	reportLatencies(b, lat, n)
+}
+
+// BenchmarkStreamsEndingTogether: the worst case of the above, 200
+// answers of 50 deltas that start within 20 ms of each other, and so end
+// within 20 ms too: the last deltas of the later ones wait behind the
+// others' end of turn (their answer and usage persisted, their audit log
+// sealed, the session closed), on 2 cores.
+func BenchmarkStreamsEndingTogether(b *testing.B) {
+	defer TuneGC(func(string) string { return "" })()
 	const sessions, deltas = 200, 50
 	gate := newBarrier(sessions)
 	ts := newBenchServer(b, stampedModel(b, deltas, 20*time.Millisecond, gate).URL+"/v1")
@@ -102,30 +159,43 @@ func BenchmarkConcurrentStreams(b *testing.B) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				got := ts.streamLatencies(b, fmt.Sprintf("s-bench-%d-%d", n, i))
+				got := ts.streamStamps(b, fmt.Sprintf("s-burst-%d-%d", n, i))
 				mu.Lock()
-				lat = append(lat, got...)
+				for _, st := range got {
+					lat = append(lat, st.latency)
+				}
 				mu.Unlock()
 			}()
 		}
 		wg.Wait()
 		n++
 	}
+	reportLatencies(b, lat, n)
+}
+
+func reportLatencies(b *testing.B, lat []time.Duration, ops int) {
 	slices.Sort(lat)
 	if len(lat) == 0 {
 		b.Fatal("no delta measured")
 	}
 	b.ReportMetric(float64(lat[len(lat)/2].Microseconds()), "p50-µs/event")
 	b.ReportMetric(float64(lat[len(lat)*99/100].Microseconds()), "p99-µs/event")
-	b.ReportMetric(float64(len(lat))/float64(n), "events/op")
+	b.ReportMetric(float64(len(lat))/float64(ops), "events/op")
 }
 
-// streamLatencies asks one question and returns the latency of each
-// delta it reads.
-func (ts *benchServer) streamLatencies(b testing.TB, id string) []time.Duration {
+// stamp is one delta read off Moteur's stream: when the model wrote it,
+// and how long it took to reach the client.
+type stamp struct {
+	written time.Time
+	latency time.Duration
+}
+
+// streamStamps asks one question and returns the stamps of the deltas
+// it reads.
+func (ts *benchServer) streamStamps(b testing.TB, id string) []stamp {
 	resp := ts.post(b, "/api/v1/agent-chat/"+id, `{"query":"go"}`)
 	defer resp.Body.Close()
-	var out []time.Duration
+	var out []stamp
 	sc := bufio.NewScanner(resp.Body)
 	sc.Buffer(nil, 1<<20)
 	for sc.Scan() {
@@ -134,14 +204,18 @@ func (ts *benchServer) streamLatencies(b testing.TB, id string) []time.Duration 
 			continue
 		}
 		now := time.Now()
-		var ev struct{ Payload struct{ Text string } }
-		if err := json.Unmarshal([]byte(data), &ev); err != nil {
-			b.Error(err)
+		// The stamps are read off the JSON without decoding it all: the
+		// client's work is the benchmark's, not Moteur's, and it shares
+		// the 2 cores.
+		_, text, ok := strings.Cut(data, `"text":"`)
+		if text, _, _ = strings.Cut(text, `"`); !ok {
+			b.Errorf("delta without a text: %s", data)
 			return out
 		}
-		for _, f := range strings.Fields(ev.Payload.Text) {
+		for _, f := range strings.Fields(text) {
 			if ns, err := strconv.ParseInt(strings.TrimPrefix(f, "t"), 10, 64); err == nil {
-				out = append(out, now.Sub(time.Unix(0, ns)))
+				w := time.Unix(0, ns)
+				out = append(out, stamp{written: w, latency: now.Sub(w)})
 			}
 		}
 	}

@@ -167,6 +167,10 @@ func (s *Server) decode(w http.ResponseWriter, r *http.Request, dst any) error {
 func (s *Server) options(id string) app.Options {
 	o := s.cfg.Base
 	o.SessionID = id
+	// One store for every session the server opens: opening it (its
+	// migrations, its statements) for each turn would cost more than the
+	// turn's own writes.
+	o.Store = s.store
 	return o
 }
 

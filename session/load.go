@@ -95,9 +95,13 @@ func (s *SQLite) readLastSeq(ctx context.Context, what, sessionID string) (tx *s
 	return tx, last, nil
 }
 
-// blockSize is the size of the blocks a blockCopier copies into: few
-// allocations, none of them growing.
-const blockSize = 256 << 10
+// Blocks a blockCopier copies into start at firstBlock and double up to
+// blockSize: few allocations, none of them growing, and a short load (a
+// turn's catch-up) does not pay for a long one's.
+const (
+	firstBlock = 4 << 10
+	blockSize  = 256 << 10
+)
 
 // blockCopier copies the bytes of rows (sql.RawBytes, valid only until the
 // next Scan) into shared blocks of blockSize, rather than one allocation
@@ -108,7 +112,7 @@ type blockCopier struct{ block []byte }
 // the next copy.
 func (c *blockCopier) copy(b []byte) []byte {
 	if len(c.block)+len(b) > cap(c.block) {
-		c.block = make([]byte, 0, max(blockSize, len(b)))
+		c.block = make([]byte, 0, max(len(b), min(blockSize, max(firstBlock, 2*cap(c.block)))))
 	}
 	start := len(c.block)
 	c.block = append(c.block, b...)

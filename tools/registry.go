@@ -104,11 +104,11 @@ func (r *Registry) Register(t Tool) error {
 	if r.has(name) {
 		return fmt.Errorf("register tool %q: %w", name, ErrDuplicateTool)
 	}
-	schema, params, err := compileSchema(t.Schema())
+	c, err := compileCached(t.Schema())
 	if err != nil {
 		return fmt.Errorf("register tool %q: invalid schema: %w", name, err)
 	}
-	e := &entry{name: name, tool: t, schema: schema, params: params, cast: buildCast(schema)}
+	e := &entry{name: name, tool: t, schema: c.schema, params: c.params, cast: c.cast}
 
 	r.mu.Lock()
 	// Checked again: another Register may have won the name while the
@@ -245,11 +245,11 @@ func (r *Registry) groupEntry(gs *groupState, t Tool, known map[Tool]*entry) (*e
 	if strings.TrimSpace(name) == "" {
 		return nil, fmt.Errorf("register tool (%T): empty name", t)
 	}
-	schema, params, err := compileSchema(t.Schema())
+	c, err := compileCached(t.Schema())
 	if err != nil {
 		return nil, fmt.Errorf("register tool %q: invalid schema: %w", name, err)
 	}
-	return &entry{name: name, tool: t, schema: schema, params: params, cast: buildCast(schema)}, nil
+	return &entry{name: name, tool: t, schema: c.schema, params: c.params, cast: c.cast}, nil
 }
 
 // rebuildLocked recomputes what is offered from the static tools and the

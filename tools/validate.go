@@ -37,14 +37,11 @@ func (refuseLoader) Load(url string) (any, error) {
 // that Definitions sends, so that formatting differences in a tool's source
 // never change the payload.
 func compileSchema(raw json.RawMessage) (*jsonschema.Schema, json.RawMessage, error) {
-	if len(bytes.TrimSpace(raw)) == 0 {
-		raw = emptySchema
+	compact, err := compactSchema(raw)
+	if err != nil {
+		return nil, nil, err
 	}
-	var compact bytes.Buffer
-	if err := json.Compact(&compact, raw); err != nil {
-		return nil, nil, fmt.Errorf("schema is not valid JSON: %w", err)
-	}
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(compact.Bytes()))
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(compact))
 	if err != nil {
 		return nil, nil, fmt.Errorf("schema is not valid JSON: %w", err)
 	}
@@ -71,7 +68,20 @@ func compileSchema(raw json.RawMessage) (*jsonschema.Schema, json.RawMessage, er
 		}
 		return nil, nil, err
 	}
-	return s, compact.Bytes(), nil
+	return s, compact, nil
+}
+
+// compactSchema is raw without insignificant whitespace; no schema at all
+// is emptySchema.
+func compactSchema(raw json.RawMessage) (json.RawMessage, error) {
+	if len(bytes.TrimSpace(raw)) == 0 {
+		raw = emptySchema
+	}
+	var compact bytes.Buffer
+	if err := json.Compact(&compact, raw); err != nil {
+		return nil, fmt.Errorf("schema is not valid JSON: %w", err)
+	}
+	return compact.Bytes(), nil
 }
 
 // flatError shows a short message but keeps the library's error for

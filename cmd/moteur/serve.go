@@ -87,6 +87,7 @@ func (c *cli) serve(ctx context.Context, g *globalFlags, f *serveFlags) error {
 		return err
 	}
 	defer agents.Close()
+	defer server.TuneGC(c.env)()
 	srv, err := server.New(ctx, server.Config{Base: o, Keys: keys, Agents: agents})
 	if err != nil {
 		return err
