@@ -12,8 +12,14 @@ import (
 	"time"
 )
 
-// ErrNothingToRepair: the audit log ends with a complete record.
+// ErrNothingToRepair: the audit log ends with a complete record, and
+// verifies.
 var ErrNothingToRepair = errors.New("the audit log ends with a complete record: nothing to repair")
+
+// ErrAuditTampered: a record that is not a torn last one fails
+// verification. That is evidence of a change, not damage a power loss
+// leaves: RepairAudit repairs nothing, and says where.
+var ErrAuditTampered = errors.New("tampered")
 
 // AuditRepair is what RepairAudit did.
 type AuditRepair struct {
@@ -30,7 +36,9 @@ type AuditRepair struct {
 // first copied to a file beside it (path + ".torn-" + the time), kept as
 // evidence. Everything before must verify against check (VerifyAudit):
 // a chain broken anywhere else is evidence of tampering, not damage, and is
-// refused, as is a keyed log without check.Key.
+// refused with an error wrapping ErrAuditTampered that locates the first
+// bad record, as is a keyed log without check.Key. A log with no torn
+// record is verified too: ErrNothingToRepair only when it verifies.
 //
 // The torn record is normally of an event the store never got (the log is
 // written first): it is cut. When instead the store holds its event (one of
@@ -47,6 +55,11 @@ func RepairAudit(path string, check AuditCheck, stored []Event, now time.Time) (
 	}
 	end := bytes.LastIndexByte(data, '\n') + 1
 	if end == len(data) {
+		// Whole lines only: nothing a power loss explains. Saying
+		// "nothing to repair" of a log that fails would hide a change.
+		if _, err := VerifyAudit(bytes.NewReader(data), check); err != nil && !errors.Is(err, ErrAuditAhead) {
+			return AuditRepair{}, tamperedError(path, err)
+		}
 		return AuditRepair{}, fmt.Errorf("audit log %s: %w", path, ErrNothingToRepair)
 	}
 	torn := data[end:]
@@ -59,6 +72,9 @@ func RepairAudit(path string, check AuditCheck, stored []Event, now time.Time) (
 		} else {
 			err = fmt.Errorf("%w; the store's event does not rebuild the torn record", err)
 		}
+	}
+	if err != nil && !errors.Is(err, ErrAuditAhead) && !errors.Is(err, ErrAuditShort) {
+		return AuditRepair{}, tamperedError(path, err)
 	}
 	if err != nil && !errors.Is(err, ErrAuditAhead) {
 		return AuditRepair{}, fmt.Errorf("audit log %s: the records before the torn one do not verify, so it is not repaired: %w", path, err)
@@ -82,6 +98,19 @@ func RepairAudit(path string, check AuditCheck, stored []Event, now time.Time) (
 		return AuditRepair{}, fmt.Errorf("audit log %s: cut the torn record (kept in %s): %w", path, aside, err)
 	}
 	return AuditRepair{Aside: aside}, nil
+}
+
+// tamperedError says that the log at path fails verification where err
+// locates it, and that nothing was repaired.
+func tamperedError(path string, err error) error {
+	var ae *AuditError
+	if !errors.As(err, &ae) {
+		return fmt.Errorf("audit log %s: %w: it fails verification: %w; nothing was repaired", path, ErrAuditTampered, err)
+	}
+	// Record i holds the event of seq i+1: the chain starts at 0 with
+	// seq 1, a fork's log where its own events do.
+	return fmt.Errorf("audit log %s: %w at record %d (line %d, seq %d): %s; nothing was repaired: a repair only sets aside a torn last record, and a change stays as evidence",
+		path, ErrAuditTampered, ae.Index, ae.Line, ae.Index+1, ae.Reason)
 }
 
 // rebuildRecord writes again the record that follows rep from the store's

@@ -3,6 +3,7 @@ package event
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -142,5 +143,48 @@ func TestRepairRebuildsATornRecordTheStoreHolds(t *testing.T) {
 	// Without the key, nothing can be rebuilt.
 	if _, err := RepairAudit(path, AuditCheck{SessionID: "s1", Store: st.audit()}, evs, time.Now()); err == nil {
 		t.Error("rebuilt without the key")
+	}
+}
+
+// A log whose lines are whole but one in the middle was changed is not
+// damage: repair says where it is tampered and leaves the file as it is,
+// rather than that there is nothing to repair.
+func TestRepairSaysWhereACompleteLogIsTampered(t *testing.T) {
+	path, st, n := auditLog(t, 5)
+	b, _ := os.ReadFile(path)
+	lines := bytes.SplitAfter(b, []byte("\n"))
+	if len(lines) < n || !bytes.Contains(lines[2], []byte(`"time":"`)) {
+		t.Fatalf("%d lines, third %q", len(lines), lines[2])
+	}
+	i := bytes.Index(lines[2], []byte(`"time":"`)) + len(`"time":"`)
+	lines[2][i] ^= 1 // the year of record 2's event, seq 3
+	tampered := bytes.Join(lines, nil)
+	must(t, os.WriteFile(path, tampered, 0o600))
+
+	_, err := RepairAudit(path, check(st), nil, time.Now())
+	if !errors.Is(err, ErrAuditTampered) || errors.Is(err, ErrNothingToRepair) ||
+		!strings.Contains(err.Error(), "tampered at record 2 (line 3, seq 3): ") || !strings.Contains(err.Error(), "nothing was repaired") {
+		t.Fatalf("repair of a log tampered in the middle: %v", err)
+	}
+	if after, _ := os.ReadFile(path); !bytes.Equal(after, tampered) {
+		t.Error("a refused repair changed the log")
+	}
+	if aside, _ := filepath.Glob(path + ".torn-*"); len(aside) != 0 {
+		t.Errorf("a refused repair set something aside: %v", aside)
+	}
+
+	// Torn as well: the record before the torn one is still where it is
+	// tampered.
+	must(t, os.WriteFile(path, tampered[:len(tampered)-5], 0o600))
+	if _, err := RepairAudit(path, check(st), nil, time.Now()); !errors.Is(err, ErrAuditTampered) ||
+		!strings.Contains(err.Error(), "record 2 (line 3, seq 3)") {
+		t.Errorf("repair of a torn log tampered before: %v", err)
+	}
+	// Its last record removed whole: the log is short of the store's.
+	lines[2][i] ^= 1
+	must(t, os.WriteFile(path, bytes.Join(lines[:n-1], nil), 0o600))
+	if _, err := RepairAudit(path, check(st), nil, time.Now()); !errors.Is(err, ErrAuditTampered) ||
+		!strings.Contains(err.Error(), fmt.Sprintf("record %d (line %d, seq %d)", n-1, n, n)) {
+		t.Errorf("repair of a log short of its last record: %v", err)
 	}
 }

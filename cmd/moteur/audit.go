@@ -62,7 +62,10 @@ func (c *cli) auditCmd() *cobra.Command {
 		Long: "A power loss in the middle of a write can leave an audit log whose last line is incomplete; such a\n" +
 			"log is not continued. repair moves that incomplete line to FILE.torn-TIME, kept as evidence, and cuts\n" +
 			"the log after its last complete record. Everything before must verify, with the at-rest key and against\n" +
-			"the session store: a chain broken elsewhere is refused, since that is evidence of a change, not damage.",
+			"the session store: a chain broken elsewhere is refused, since that is evidence of a change, not damage.\n" +
+			"A log with no torn record is verified all the same: one that fails is reported tampered, at the record,\n" +
+			"line and seq of its first bad record, and left exactly as it is.\n\n" +
+			"Exit status: 0 when the log was repaired; 1 when there was nothing to repair, or it is tampered, or on an error.",
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return failure(c.auditRepair(cmd.Context(), args[0]))

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -20,11 +21,11 @@ func (c *cli) kbCmd(g *globalFlags) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "kb",
 		Short: "Create, fill, search and remove knowledge bases",
-		Long: "Knowledge bases hold your documents (text, Markdown, HTML, PDF, DOCX, CSV, XLSX, JSON, source code),\n" +
-			"cut into passages and indexed for keyword search (BM25) and, when an embedding model is configured\n" +
-			"(MOTEUR_EMBED_MODEL, or embedding: in the config file), for semantic search. They live in\n" +
-			"$MOTEUR_HOME/moteur.db. Ask them questions with moteur ask, or give an agent their tools with\n" +
-			"moteur run --kb NAME.",
+		Long: "Knowledge bases hold your documents (text, Markdown, HTML, PDF, DOCX, CSV, XLSX, JSON, source code,\n" +
+			"each also gzip-compressed: notes.md.gz), cut into passages and indexed for keyword search (BM25)\n" +
+			"and, when an embedding model is configured (MOTEUR_EMBED_MODEL, or embedding: in the config file),\n" +
+			"for semantic search. They live in $MOTEUR_HOME/moteur.db. Ask them questions with moteur ask, or\n" +
+			"give an agent their tools with moteur run --kb NAME. moteur demo shows it all on sample documents.",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
 	}
@@ -143,26 +144,51 @@ func (c *cli) kbListCmd(g *globalFlags) *cobra.Command {
 }
 
 func (c *cli) kbRmCmd(g *globalFlags) *cobra.Command {
-	return &cobra.Command{
+	var yes bool
+	cmd := &cobra.Command{
 		Use:   "rm NAME [FILE...]",
 		Short: "Remove a knowledge base, or some of its documents (the files themselves are not touched)",
-		Long: "With NAME alone, remove the knowledge base and everything indexed in it. With files, remove only\n" +
+		Long: "With NAME alone, remove the knowledge base and everything indexed in it: on a terminal you confirm,\n" +
+			"seeing how many documents and passages go; otherwise --yes is required. With files, remove only\n" +
 			"those documents from it (as they were added: a path, relative to the working directory or absolute).",
-		Example: "  moteur kb rm docs\n  moteur kb rm docs handbook/old-policy.md",
+		Example: "  moteur kb rm docs\n  moteur kb rm docs --yes\n  moteur kb rm docs handbook/old-policy.md",
 		Args:    cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return c.withKB(cmd.Context(), g, func(s *kb.Store) error {
 				if len(args) == 1 {
-					if err := s.Remove(cmd.Context(), args[0]); err != nil {
-						return kbError(err)
-					}
-					fmt.Fprintf(c.stdout, "Removed knowledge base %s.\n", args[0])
-					return nil
+					return c.removeBase(cmd.Context(), s, args[0], yes)
 				}
 				return c.removeDocuments(cmd.Context(), s, args[0], args[1:])
 			})
 		},
 	}
+	cmd.Flags().BoolVarP(&yes, "yes", "y", false, "remove the whole base without asking")
+	return cmd
+}
+
+// removeBase removes a whole base once confirmed: asked on a terminal,
+// which shows what would go; elsewhere only --yes confirms.
+func (c *cli) removeBase(ctx context.Context, s *kb.Store, name string, yes bool) error {
+	b, err := s.Base(ctx, name)
+	if err != nil {
+		return kbError(err)
+	}
+	what := fmt.Sprintf("knowledge base %s (%s, %s)", b.Name, plural(b.Documents, "document"), plural(b.Chunks, "passage"))
+	if !yes {
+		if !c.stdinTTY {
+			return usageErrorf("kb rm would remove %s: pass --yes when standard input is not a terminal", what)
+		}
+		fmt.Fprintf(c.stderr, "Remove %s? The files themselves are not touched. [y/N] ", what)
+		answer, _ := bufio.NewReader(c.stdin).ReadString('\n')
+		if a := strings.ToLower(strings.TrimSpace(answer)); a != "y" && a != "yes" && a != "o" && a != "oui" {
+			return failure(fmt.Errorf("knowledge base %s not removed", b.Name))
+		}
+	}
+	if err := s.Remove(ctx, b.Name); err != nil {
+		return kbError(err)
+	}
+	_, err = fmt.Fprintf(c.stdout, "Removed knowledge base %s.\n", b.Name)
+	return failure(err)
 }
 
 // removeDocuments removes documents of a base by their file path; every

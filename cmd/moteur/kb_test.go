@@ -349,7 +349,7 @@ func TestKBListAndRm(t *testing.T) {
 		}
 	}
 
-	res = h.run(t, "kb", "rm", "docs")
+	res = h.run(t, "kb", "rm", "docs", "--yes")
 	if res.code != 0 || res.stdout != "Removed knowledge base docs.\n" {
 		t.Errorf("kb rm docs: exit %d, stdout %q, stderr %q", res.code, res.stdout, res.stderr)
 	}
@@ -361,7 +361,7 @@ func TestKBListAndRm(t *testing.T) {
 	if res := h.run(t, "kb", "search", "docs", "congés"); res.code != 2 || !strings.Contains(res.stderr, "docs") {
 		t.Errorf("search of the removed base: exit %d, stderr %q; want 2 naming it", res.code, res.stderr)
 	}
-	res = h.run(t, "kb", "rm", "docs")
+	res = h.run(t, "kb", "rm", "docs", "--yes")
 	if res.code != 2 || !strings.Contains(res.stderr, "knowledge base docs not found") {
 		t.Errorf("second kb rm docs: exit %d, stderr %q; want 2 naming docs", res.code, res.stderr)
 	}

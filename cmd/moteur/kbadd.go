@@ -21,7 +21,9 @@ func (c *cli) kbAddCmd(g *globalFlags) *cobra.Command {
 		Long: "Add files and folders (recursively, hidden entries skipped) to a knowledge base. A file already\n" +
 			"there with the same content is skipped; a changed one replaces its old version at once (a search\n" +
 			"never sees half of a document). A file that cannot be read is reported with its reason and the\n" +
-			"others go on. Exit status 1 when any file failed.",
+			"others go on. A gzip-compressed text file (notes.md.gz, page.html.gz…) is read as its content.\n" +
+			"The speed shown counts the bytes of the files added or updated, not those skipped or refused.\n" +
+			"Exit status 1 when any file failed, or when the paths hold no file at all.",
 		Example: "  moteur kb add docs ./handbook ./faq.md",
 		Args:    cobra.MinimumNArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -34,6 +36,15 @@ func (c *cli) kbAddCmd(g *globalFlags) *cobra.Command {
 						return &statusError{code: exitUsage, err: err}
 					}
 					return kbError(err)
+				}
+				if len(rep.Files) == 0 && err == nil {
+					if asJSON {
+						if jerr := c.writeJSON(rep); jerr != nil {
+							return jerr
+						}
+					}
+					return failure(fmt.Errorf("no file to add to %s: %s %s no file (hidden files and folders are skipped)",
+						rep.Base, strings.Join(args[1:], ", "), holdWord(len(args[1:]))))
 				}
 				if asJSON {
 					if jerr := c.writeJSON(rep); jerr != nil {
@@ -59,9 +70,13 @@ func (c *cli) kbAddCmd(g *globalFlags) *cobra.Command {
 // ingestSummary prints the outcome of an ingestion: totals, then each
 // failure with its reason, then warnings.
 func (c *cli) ingestSummary(rep kb.IngestReport) {
-	fmt.Fprintf(c.stdout, "%s: %d added, %d updated, %d unchanged, %d failed · %d passages · %s in %s (%s)\n",
-		rep.Base, rep.Added, rep.Updated, rep.Unchanged, rep.Failed, rep.Chunks, humanBytes(rep.Bytes),
-		rep.Duration.Round(time.Millisecond), rate(rep.Bytes, rep.Duration))
+	var in int64
+	for _, f := range rep.Files {
+		in += ingestedBytes(f)
+	}
+	fmt.Fprintf(c.stdout, "%s: %d added, %d updated, %d unchanged, %d failed · %d passages · %s ingested in %s (%s)\n",
+		rep.Base, rep.Added, rep.Updated, rep.Unchanged, rep.Failed, rep.Chunks, humanBytes(in),
+		rep.Duration.Round(time.Millisecond), rate(in, rep.Duration))
 	for _, f := range rep.Files {
 		if f.Status == kb.StatusFailed {
 			fmt.Fprintf(c.stdout, "  failed  %s: %s\n", shortPath(f.Path), oneLine(strings.TrimPrefix(f.Error, f.Path+": "), 300))
@@ -74,11 +89,30 @@ func (c *cli) ingestSummary(rep kb.IngestReport) {
 	}
 }
 
+// holdWord is the verb of "PATH holds no file" for n paths.
+func holdWord(n int) string {
+	if n == 1 {
+		return "holds"
+	}
+	return "hold"
+}
+
+// ingestedBytes counts what was read into the base: a file skipped as
+// unchanged or refused took no indexing, and would only flatter the speed.
+func ingestedBytes(f kb.FileReport) int64 {
+	if f.Status == kb.StatusAdded || f.Status == kb.StatusUpdated {
+		return f.Bytes
+	}
+	return 0
+}
+
 // progress draws one line on a terminal's standard error: files, passages,
 // throughput, the file just done. Elsewhere it draws nothing.
 type progress struct {
 	w     io.Writer
 	drawn bool
+	// ingested sums the bytes of the files added or updated so far.
+	ingested int64
 }
 
 func (c *cli) progressBar(quiet bool) *progress {
@@ -94,11 +128,12 @@ func (p *progress) update(pr kb.Progress) {
 	if p.w == nil || pr.Files == 0 {
 		return
 	}
+	p.ingested += ingestedBytes(pr.Last)
 	filled := barWidth * pr.FilesDone / pr.Files
 	bar := strings.Repeat("█", filled) + strings.Repeat("░", barWidth-filled)
 	name := oneLine(shortPath(pr.Last.Path), 40)
 	fmt.Fprintf(p.w, "\r\x1b[2K%s %d/%d files · %d passages · %s · %s", bar, pr.FilesDone, pr.Files, pr.Chunks,
-		rate(pr.Bytes, pr.Elapsed), name)
+		rate(p.ingested, pr.Elapsed), name)
 	p.drawn = true
 }
 

@@ -146,6 +146,7 @@ type rewindFlags struct {
 	yes       bool
 	overwrite []string
 	json      bool
+	dryRun    bool
 }
 
 func (c *cli) sessionsRewindCmd(g *globalFlags) *cobra.Command {
@@ -163,12 +164,15 @@ func (c *cli) sessionsRewindCmd(g *globalFlags) *cobra.Command {
 			"The plan is shown first: each file, ok or in conflict (changed since this session last wrote it,\n" +
 			"by you, another session or a shell command), and the calls whose effects no rewind can undo (shell\n" +
 			"commands). A conflict is left alone unless --overwrite names it. On a terminal you confirm the plan;\n" +
-			"otherwise --yes is required. Exactly the plan shown is carried out: a file that changes in between\n" +
-			"is left alone and reported failed. What a rewind replaces is kept too, so a rewind can be rewound.\n" +
+			"otherwise --yes is required (without it the plan is shown, and nothing done). --dry-run shows the\n" +
+			"plan and stops there, on a terminal or not (with --json, as the JSON object without its result).\n" +
+			"Exactly the plan shown is carried out: a file that changes in between is left alone and reported\n" +
+			"failed. What a rewind replaces is kept too, so a rewind can be rewound.\n" +
 			"The session must not be in use by another process. No model is called.\n\n" +
 			"Exit status: 0 when every file was restored or left alone by choice, 1 when one could not be restored\n" +
 			"or on an error, 2 on bad usage.",
 		Example: "  moteur sessions rewind s-20260101T120000-0123456789abcdef --to 5 --mode code\n" +
+			"  moteur sessions rewind s-20260101T120000-0123456789abcdef --to 5 --mode code --dry-run --json\n" +
 			"  moteur sessions rewind s-20260101T120000-0123456789abcdef --to 5 --mode both --yes --overwrite src/main.go",
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -187,6 +191,7 @@ func (c *cli) sessionsRewindCmd(g *globalFlags) *cobra.Command {
 	fl.BoolVarP(&f.yes, "yes", "y", false, "rewind without asking")
 	fl.StringArrayVar(&f.overwrite, "overwrite", nil, "restore this file even though it changed since the agent wrote it (repeatable)")
 	fl.BoolVar(&f.json, "json", false, "print the plan and the result as one JSON object")
+	fl.BoolVar(&f.dryRun, "dry-run", false, "show the plan (what would be restored or deleted, the conflicts) and change nothing")
 	return cmd
 }
 
@@ -206,7 +211,9 @@ type rewindJSON struct {
 	ToSeq       uint64          `json:"to_seq"`
 	Mode        string          `json:"mode"`
 	Plan        checkpoint.Plan `json:"plan"`
-	Result      rewindResult    `json:"result"`
+	// DryRun: the plan alone, nothing done (no Result).
+	DryRun bool          `json:"dry_run,omitempty"`
+	Result *rewindResult `json:"result,omitempty"`
 }
 
 type rewindResult struct {
@@ -233,10 +240,6 @@ func (c *cli) sessionsRewind(ctx context.Context, g *globalFlags, id string, f *
 	if len(f.overwrite) > 0 && mode == engine.RewindConversation {
 		return usageErrorf("--overwrite is for --mode code or both: --mode conversation leaves the files as they are")
 	}
-	if !f.yes && !c.stdinTTY {
-		return usageErrorf("sessions rewind asks for confirmation: pass --yes when standard input is not a terminal")
-	}
-
 	o, err := c.options(g)
 	if err != nil {
 		return err
@@ -282,6 +285,10 @@ func (c *cli) sessionsRewind(ctx context.Context, g *globalFlags, id string, f *
 	}
 
 	prompt, _ := pointPrompt(rw.Engine, id, f.to)
+	if f.dryRun {
+		return c.showDryRun(rewindJSON{Session: id, ProjectRoot: root, ToSeq: f.to, Mode: string(mode), Plan: plan, DryRun: true},
+			prompt, overwrite, f.json)
+	}
 	// The plan goes to stdout, except with --json, where stdout holds the
 	// JSON object alone: there it is shown on stderr, and only to be
 	// confirmed.
@@ -293,6 +300,9 @@ func (c *cli) sessionsRewind(ctx context.Context, g *globalFlags, id string, f *
 		if err := writePlan(planOut, id, root, mode, plan, prompt, overwrite); err != nil {
 			return err
 		}
+	}
+	if !f.yes && !c.stdinTTY {
+		return usageErrorf("sessions rewind asks for confirmation: pass --yes when standard input is not a terminal (the plan above is what it would do; nothing was changed)")
 	}
 	if !f.yes {
 		fmt.Fprint(c.stderr, "Rewind? [y/N] ")
@@ -327,7 +337,7 @@ func (c *cli) sessionsRewind(ctx context.Context, g *globalFlags, id string, f *
 			files = []event.RewoundFile{}
 		}
 		if err := c.writeJSON(rewindJSON{Session: id, ProjectRoot: root, ToSeq: f.to, Mode: string(mode), Plan: plan,
-			Result: rewindResult{Files: files, Prompt: res.Prompt, Note: res.Note}}); err != nil {
+			Result: &rewindResult{Files: files, Prompt: res.Prompt, Note: res.Note}}); err != nil {
 			return err
 		}
 	} else {
@@ -341,6 +351,19 @@ func (c *cli) sessionsRewind(ctx context.Context, g *globalFlags, id string, f *
 		return fmt.Errorf("session %s rewound to seq %d, but %s could not be restored (see above)", id, f.to, plural(failed, "file"))
 	}
 	return nil
+}
+
+// showDryRun prints the plan of a rewind not carried out: rendered, or as
+// the JSON object of sessions rewind --json without its result.
+func (c *cli) showDryRun(plan rewindJSON, prompt string, overwrite []string, asJSON bool) error {
+	if asJSON {
+		return c.writeJSON(plan)
+	}
+	if err := writePlan(c.stdout, plan.Session, plan.ProjectRoot, engine.RewindMode(plan.Mode), plan.Plan, prompt, overwrite); err != nil {
+		return err
+	}
+	_, err := fmt.Fprintln(c.stderr, "moteur: dry run: nothing was changed (run it again without --dry-run to rewind)")
+	return err
 }
 
 // notAPointError says that seq is not a rewind point and how to list them.

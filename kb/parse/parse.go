@@ -1,7 +1,7 @@
 // Package parse turns a file into a Document: its text as ordered blocks
 // (headings, paragraphs, code, tables) with the heading path in force,
 // whatever the format (plain text, Markdown, HTML, PDF, DOCX, CSV/TSV, XLSX,
-// JSON/JSONL, source code).
+// JSON/JSONL, source code), and each of them gzip-compressed (notes.md.gz).
 //
 // The package owns format detection, character-set decoding, text
 // normalisation (NFC, collapsed spaces outside code) and the classification
@@ -135,6 +135,9 @@ func Bytes(name string, data []byte) (doc Document, err error) {
 }
 
 func parseBytes(name string, data []byte) (Document, error) {
+	if inner, ok := gzipInner(name); ok {
+		return parseGzip(inner, data)
+	}
 	if isBlank(data) {
 		return Document{}, fmt.Errorf("%w: no content", ErrEmpty)
 	}
