@@ -12,15 +12,14 @@ import (
 )
 
 func (e *Engine) closingInstruction() string { return i18n.T(e.deps.Lang, i18n.ClosingInstruction) }
-func (e *Engine) rescueInstruction() string  { return i18n.T(e.deps.Lang, i18n.RescueInstruction) }
 
 // synthesize asks for a final answer without tools (tool_choice=none,
 // thinking off) from the history so far, fitted to the context window. It is
 // the closing request at the iteration limit and the graceful way out of a
-// provider failure or a cancellation.
+// provider failure; a cancelled turn sends nothing more (see cancelled).
 func (t *turn) synthesize(ctx context.Context, reason, instruction string) outcome {
 	if err := ctx.Err(); err != nil {
-		// Never send on a dead context: the caller gives a fresh one.
+		// Never send on a dead context.
 		return outcome{reason: event.StopCancelled, err: err}
 	}
 	req := t.request()

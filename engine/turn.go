@@ -229,7 +229,7 @@ func (t *turn) loop(ctx context.Context) outcome {
 	max := t.e.deps.MaxIterations
 	for t.round < max {
 		if ctx.Err() != nil {
-			return t.rescue(ctx)
+			return cancelled(ctx)
 		}
 		resp, err := t.send(ctx)
 		if t.auditErr != nil {
@@ -246,7 +246,7 @@ func (t *turn) loop(ctx context.Context) outcome {
 		}
 	}
 	if ctx.Err() != nil {
-		return t.rescue(ctx)
+		return cancelled(ctx)
 	}
 	return t.synthesize(ctx, event.StopMaxIterations, t.e.closingInstruction())
 }
@@ -271,7 +271,7 @@ func (t *turn) request() llm.Request {
 // failed handles a provider error that retries did not cure.
 func (t *turn) failed(ctx context.Context, err error) outcome {
 	if ctx.Err() != nil {
-		return t.rescue(ctx)
+		return cancelled(ctx)
 	}
 	if errors.Is(err, policy.ErrRefused) {
 		// A refused send stays refused: no synthesis is attempted.
@@ -283,23 +283,14 @@ func (t *turn) failed(ctx context.Context, err error) outcome {
 	return outcome{reason: event.StopError, err: fmt.Errorf("provider: %w", err)}
 }
 
-// rescue ends a cancelled turn: a short synthesis when tool results exist,
-// run on a fresh context since the turn's own is already done.
-func (t *turn) rescue(ctx context.Context) outcome {
-	cause := ctx.Err()
-	// A child stops at once: its parent's rescue sums up for the user.
-	if !t.haveResults || t.child != nil {
-		return outcome{reason: event.StopCancelled, err: cause}
-	}
-	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), t.e.deps.RescueTimeout)
-	defer cancel()
-	out := t.synthesize(rctx, event.StopCancelled, t.e.rescueInstruction())
-	if out.reason == event.StopError && out.err != nil {
-		// The turn still ends as cancelled; the failed rescue is reported.
-		_, _ = t.emit(event.Error, errorPayload(out.err))
-	}
-	out.reason, out.err = event.StopCancelled, cause
-	return out
+// cancelled ends a turn whose context is done (Ctrl-C, a stop, a
+// shutdown) at once: no further request goes to the model, not even a
+// closing synthesis, since whoever cancelled wants the model stopped now.
+// The record stays whole: every call that ran has its result (one cut short
+// says it was cancelled), a request in flight leaves no answer, and the
+// caller's TurnCompleted says cancelled.
+func cancelled(ctx context.Context) outcome {
+	return outcome{reason: event.StopCancelled, err: ctx.Err()}
 }
 
 func errorPayload(err error) event.ErrorPayload {

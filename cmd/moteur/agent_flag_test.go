@@ -73,7 +73,7 @@ func TestAgentFlagRunSendsTheAgentsOptions(t *testing.T) {
 	h := newHarness(t, srv.BaseURL())
 	a := storeAgent(t, h, "précis", smartConfig())
 
-	res := h.run(t, "run", "--agent", "précis", "--session", "s-agent", "bonjour")
+	res := h.run(t, "run", "--agent", "précis", "--new-session", "s-agent", "bonjour")
 	if res.code != 0 {
 		t.Fatalf("exit %d, stderr %q", res.code, res.stderr)
 	}
@@ -99,7 +99,7 @@ func TestAgentFlagUnknownListsTheAgents(t *testing.T) {
 	srv := openaitest.NewServer(t) // any request fails the test
 	h := newHarness(t, srv.BaseURL())
 	a := storeAgent(t, h, "juriste", smartConfig())
-	for _, cmd := range [][]string{{"run", "--agent", "inconnu", "--session", "s-x", "bonjour"}, {"ask", "--agent", "inconnu", "question"}} {
+	for _, cmd := range [][]string{{"run", "--agent", "inconnu", "--new-session", "s-x", "bonjour"}, {"ask", "--agent", "inconnu", "question"}} {
 		res := h.run(t, cmd...)
 		if res.code != exitUsage || !strings.Contains(res.stderr, `"inconnu"`) ||
 			!strings.Contains(res.stderr, "builtin-smart-reasoning") || !strings.Contains(res.stderr, a.ID+" (juriste)") {
@@ -122,7 +122,7 @@ func TestAgentFlagQuickAgentOnRunGivesAQuickAnswer(t *testing.T) {
 	a := storeAgent(t, h, "rapide", agentconfig.CustomAgentConfig{AgentMode: agentconfig.ModeQuickAnswer,
 		Temperature: 0.1, MaxCompletionTokens: 300, KnowledgeBases: []string{"docs"}})
 
-	res := h.run(t, "run", "--agent", "rapide", "--session", "s-quick", congesQuestion)
+	res := h.run(t, "run", "--agent", "rapide", "--new-session", "s-quick", congesQuestion)
 	if res.code != 0 {
 		t.Fatalf("exit %d, stdout %q, stderr %q", res.code, res.stdout, res.stderr)
 	}
@@ -199,7 +199,7 @@ func TestAgentFlagReadOnlyRefusesAWrite(t *testing.T) {
 	cfg.AccessLevel, cfg.AllowedTools = agentconfig.AccessReadOnly, []string{"read_file", "write_file"}
 	storeAgent(t, h, "lecteur", cfg)
 
-	res := h.run(t, "run", "--agent", "lecteur", "--session", "s-ro", "écris notes.txt")
+	res := h.run(t, "run", "--agent", "lecteur", "--new-session", "s-ro", "écris notes.txt")
 	if res.code != 0 {
 		t.Fatalf("exit %d, stderr %q", res.code, res.stderr)
 	}
@@ -231,10 +231,10 @@ func TestAgentFlagNoAllowedToolsOffersNone(t *testing.T) {
 	cfg.AllowedTools = []string{}
 	storeAgent(t, h, "nu", cfg)
 
-	if res := h.run(t, "run", "--agent", "nu", "--session", "s-none", "bonjour"); res.code != 0 {
+	if res := h.run(t, "run", "--agent", "nu", "--new-session", "s-none", "bonjour"); res.code != 0 {
 		t.Fatalf("exit %d, stderr %q", res.code, res.stderr)
 	}
-	if res := h.run(t, "run", "--session", "s-all", "bonjour"); res.code != 0 {
+	if res := h.run(t, "run", "--new-session", "s-all", "bonjour"); res.code != 0 {
 		t.Fatalf("exit %d, stderr %q", res.code, res.stderr)
 	}
 	if tools := startedIn(t, h.load(t, "s-none")).Tools; len(tools) != 0 {
@@ -257,10 +257,10 @@ func TestAgentFlagMaxIterations(t *testing.T) {
 	cfg := smartConfig()
 	cfg.MaxIterations = 7
 	storeAgent(t, h, "sept", cfg)
-	if res := h.run(t, "run", "--agent", "sept", "--session", "s-7", "a"); res.code != 0 {
+	if res := h.run(t, "run", "--agent", "sept", "--new-session", "s-7", "a"); res.code != 0 {
 		t.Fatalf("exit %d, stderr %q", res.code, res.stderr)
 	}
-	if res := h.run(t, "run", "--agent", "sept", "--max-iterations", "3", "--session", "s-3", "b"); res.code != 0 {
+	if res := h.run(t, "run", "--agent", "sept", "--max-iterations", "3", "--new-session", "s-3", "b"); res.code != 0 {
 		t.Fatalf("exit %d, stderr %q", res.code, res.stderr)
 	}
 	if n := startedIn(t, h.load(t, "s-7")).MaxIterations; n != 7 {

@@ -28,7 +28,7 @@ func TestRunWithoutTerminalRefusesAtOnceWithTheHint(t *testing.T) {
 	h := newHarness(t, srv.BaseURL())
 	ran := h.withWriteTool(t)
 
-	res := h.run(t, "run", "--mode", "confirm", "--session", "s-noterm", "write it")
+	res := h.run(t, "run", "--mode", "confirm", "--new-session", "s-noterm", "write it")
 	if res.code != 0 {
 		t.Fatalf("exit %d, stderr:\n%s", res.code, res.stderr)
 	}
@@ -73,8 +73,9 @@ func TestRunJSONWithoutTerminalKeepsStdoutForEvents(t *testing.T) {
 	if len(payloads[event.PermissionRequestedPayload](evs)) != 1 || len(payloads[event.PermissionResolvedPayload](evs)) != 1 {
 		t.Errorf("stdout lacks the request and its resolution:\n%s", res.stdout)
 	}
-	if !strings.HasPrefix(res.stderr, "moteur: test_write refused: no terminal to ask") || strings.Count(res.stderr, "\n") != 1 {
-		t.Errorf("stderr %q, want the hint alone", res.stderr)
+	if !strings.HasPrefix(res.stderr, "moteur: test_write refused: no terminal to ask") || strings.Count(res.stderr, "\n") != 2 ||
+		!strings.HasSuffix(res.stderr, "\nsession: "+evs[0].SessionID+"\n") {
+		t.Errorf("stderr %q, want the hint alone, then the session line", res.stderr)
 	}
 }
 
@@ -159,8 +160,8 @@ func TestRunOnTerminalClosedInputRefuses(t *testing.T) {
 }
 
 func TestRunCtrlCWhileAskedWithdrawsTheQuestion(t *testing.T) {
-	// The turn, cancelled, ends with a short synthesis (the rescue).
-	srv := openaitest.NewServer(t, append(callRounds(1), openaitest.Answer("stopped"))...)
+	// The turn, cancelled, ends at once: the model is asked nothing more.
+	srv := openaitest.NewServer(t, append(callRounds(1), openaitest.Answer("never asked"))...)
 	h := newHarness(t, srv.BaseURL())
 	ran := h.withWriteTool(t)
 	intr := make(chan os.Signal, 1)
@@ -171,9 +172,12 @@ func TestRunCtrlCWhileAskedWithdrawsTheQuestion(t *testing.T) {
 		intr <- os.Interrupt
 	}()
 
-	code := c.execute(t.Context(), []string{"run", "--mode", "confirm", "--session", "s-askint", "write it"})
-	if code != 1 || !strings.Contains(errOut.String(), "interrupted") {
-		t.Fatalf("exit %d, stderr %q; want 1 and interrupted", code, errOut.String())
+	code := c.execute(t.Context(), []string{"run", "--mode", "confirm", "--new-session", "s-askint", "write it"})
+	if code != exitInterrupted || !strings.Contains(errOut.String(), "interrupted") || !strings.Contains(errOut.String(), "session: s-askint\n") {
+		t.Fatalf("exit %d, stderr %q; want 130, interrupted and the session", code, errOut.String())
+	}
+	if n := len(srv.Requests()); n != 1 {
+		t.Errorf("%d requests, want 1: none after Ctrl-C", n)
 	}
 	if ran.Load() != 0 {
 		t.Error("test_write ran")
@@ -202,7 +206,7 @@ func TestChatAsksOnTheTerminalBetweenPrompts(t *testing.T) {
 		errOut.waitFor("› ", 3)
 		w.Close()
 	}()
-	code := c.execute(t.Context(), []string{"chat", "--mode", "confirm", "--session", "s-chatask"})
+	code := c.execute(t.Context(), []string{"chat", "--mode", "confirm", "--new-session", "s-chatask"})
 	if code != 0 {
 		t.Fatalf("exit %d, stderr %q", code, errOut.String())
 	}

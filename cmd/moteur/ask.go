@@ -47,6 +47,7 @@ func (c *cli) askCmd(g *globalFlags) *cobra.Command {
 	cmd.Flags().BoolVar(&f.json, "json", false, "print every event as one JSON object per line, and nothing else, on stdout")
 	cmd.Flags().StringVar(&f.agent, "agent", "", "answer as the agent `NAME` (by id or name): its model, temperature, max tokens,\n"+
 		"knowledge bases (--kb narrows within them) and prompt")
+	c.addSessionFlags(cmd, &f.session)
 	return cmd
 }
 

@@ -251,7 +251,7 @@ func TestAskSessionRewritesTheFollowUp(t *testing.T) {
 	withBase(t, h, "docs")
 	withModel(h, srv)
 
-	res := h.run(t, "ask", "--session", session, congesQuestion)
+	res := h.run(t, "ask", "--new-session", session, congesQuestion)
 	if res.code != 0 {
 		t.Fatalf("first ask: exit %d, stderr %q", res.code, res.stderr)
 	}
@@ -369,7 +369,7 @@ func TestAskModelFailureEndsTheTurn(t *testing.T) {
 	h := newKBHarness(t)
 	withBase(t, h, "docs")
 	withModel(h, srv)
-	res := h.run(t, "ask", "--session", "s-fail", congesQuestion)
+	res := h.run(t, "ask", "--new-session", "s-fail", congesQuestion)
 	if res.code != 1 || strings.Count(res.stderr, "bad key") != 1 {
 		t.Errorf("exit %d, stderr %q; want 1 and the server's message once", res.code, res.stderr)
 	}
@@ -396,8 +396,8 @@ func TestAskModelFailureEndsTheTurn(t *testing.T) {
 func TestAskSessionKeepsItsAliases(t *testing.T) {
 	h := newKBHarness(t)
 	withBase(t, h, "docs")
-	for _, q := range []string{congesQuestion, "télétravail deux jours par semaine"} {
-		if res := h.run(t, "ask", "--session", "s-alias", q); res.code != 0 {
+	for i, q := range []string{congesQuestion, "télétravail deux jours par semaine"} {
+		if res := h.run(t, "ask", sessionFlag(i), "s-alias", q); res.code != 0 {
 			t.Fatalf("ask %q: exit %d, stderr %q", q, res.code, res.stderr)
 		}
 	}

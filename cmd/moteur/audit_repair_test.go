@@ -17,7 +17,7 @@ func TestAuditRepairOfATamperedLogSaysWhereAndRepairsNothing(t *testing.T) {
 	srv := openaitest.NewServer(t, openaitest.Answer("A"))
 	h := newHarness(t, srv.BaseURL())
 	const id = "s-tampered"
-	if res := h.run(t, "run", "--session", id, "remember tamper-me"); res.code != 0 {
+	if res := h.run(t, "run", "--new-session", id, "remember tamper-me"); res.code != 0 {
 		t.Fatalf("run: exit %d: %s", res.code, res.stderr)
 	}
 	path := h.auditFile(id)

@@ -102,7 +102,7 @@ func TestAuditVerifyAndRunRefuseATamperedLog(t *testing.T) {
 	srv := openaitest.NewServer(t, openaitest.Answer("A"), openaitest.Answer("B"), openaitest.Answer("C"))
 	h := newHarness(t, srv.BaseURL())
 	const id = "s-tamper"
-	if res := h.run(t, "run", "--session", id, "first"); res.code != 0 {
+	if res := h.run(t, "run", "--new-session", id, "first"); res.code != 0 {
 		t.Fatalf("run: exit %d: %s", res.code, res.stderr)
 	}
 	path := h.auditFile(id)
@@ -261,7 +261,7 @@ func TestRunStoresTheRecordACrashKeptFromTheStore(t *testing.T) {
 	srv := openaitest.NewServer(t, openaitest.Answer("A"), openaitest.Answer("B"))
 	h := newHarness(t, srv.BaseURL())
 	const id = "s-ahead"
-	if res := h.run(t, "run", "--session", id, "first"); res.code != 0 {
+	if res := h.run(t, "run", "--new-session", id, "first"); res.code != 0 {
 		t.Fatalf("run: exit %d: %s", res.code, res.stderr)
 	}
 	// What the audit sink of the crashed process wrote, and the store never
@@ -348,7 +348,7 @@ func TestTurnStopsWhenTheAuditLogIsRemovedMidTurn(t *testing.T) {
 				h.tools = append(h.tools,
 					func() tools.Tool { return removeTool(target, &removed) },
 					func() tools.Tool { return markTool(&marked) })
-				res := h.run(t, "run", "--session", id, "go")
+				res := h.run(t, "run", "--new-session", id, "go")
 				if res.code != 1 || !strings.Contains(res.stderr, "audit") || !strings.Contains(res.stderr, event.ErrAuditFileGone.Error()) {
 					t.Errorf("exit %d, stderr %q; want 1 and the audit failure", res.code, res.stderr)
 				}
@@ -454,7 +454,7 @@ func TestAuditVerifyOfAForkChecksItsLinkToTheSource(t *testing.T) {
 		t.Errorf("after rm: exit %d, stdout %q, stderr %q; want %q", res.code, res.stdout, res.stderr, want)
 	}
 	// Its id is not taken again over the kept log.
-	if res := h.run(t, "run", "--session", "s-src", "again"); res.code != 1 || !strings.Contains(res.stderr, "use another session id") {
+	if res := h.run(t, "run", "--new-session", "s-src", "again"); res.code != 1 || !strings.Contains(res.stderr, "use another session id") {
 		t.Errorf("reusing a removed session's id: exit %d, stderr %q", res.code, res.stderr)
 	}
 }
@@ -475,7 +475,7 @@ func TestAuditRepairAfterAPowerLossTearsARecord(t *testing.T) {
 	srv := openaitest.NewServer(t, openaitest.Answer("A"), openaitest.Answer("B"))
 	h := newHarness(t, srv.BaseURL())
 	const id = "s-power"
-	if res := h.run(t, "run", "--session", id, "first"); res.code != 0 {
+	if res := h.run(t, "run", "--new-session", id, "first"); res.code != 0 {
 		t.Fatalf("run: exit %d: %s", res.code, res.stderr)
 	}
 	path := h.auditFile(id)
@@ -517,7 +517,7 @@ func TestRunSendsEachAuditHeadToSyslog(t *testing.T) {
 	h := newHarness(t, srv.BaseURL())
 	h.env["MOTEUR_AUDIT_SYSLOG"] = "unixgram:" + sock
 	const id = "s-syslog"
-	if res := h.run(t, "run", "--session", id, "first"); res.code != 0 {
+	if res := h.run(t, "run", "--new-session", id, "first"); res.code != 0 {
 		t.Fatalf("run: exit %d: %s", res.code, res.stderr)
 	}
 	log := []byte(readFile(t, h.auditFile(id)))

@@ -14,7 +14,7 @@ func TestAuditVerify(t *testing.T) {
 	srv := openaitest.NewServer(t, openaitest.Answer("A"), openaitest.Answer("B"))
 	h := newHarness(t, srv.BaseURL())
 	for _, id := range []string{"s-one", "s-two"} {
-		if res := h.run(t, "run", "--session", id, "remember tamper-me"); res.code != 0 {
+		if res := h.run(t, "run", "--new-session", id, "remember tamper-me"); res.code != 0 {
 			t.Fatalf("run: exit %d: %s", res.code, res.stderr)
 		}
 	}
@@ -65,7 +65,7 @@ func TestAuditVerify(t *testing.T) {
 func TestRunRefusesToContinueAfterATornAuditLog(t *testing.T) {
 	srv := openaitest.NewServer(t, openaitest.Answer("A"))
 	h := newHarness(t, srv.BaseURL())
-	if res := h.run(t, "run", "--session", "s-torn", "hi"); res.code != 0 {
+	if res := h.run(t, "run", "--new-session", "s-torn", "hi"); res.code != 0 {
 		t.Fatalf("run: exit %d: %s", res.code, res.stderr)
 	}
 	path := h.auditFile("s-torn")

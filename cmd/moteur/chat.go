@@ -35,6 +35,7 @@ func (c *cli) chatCmd(g *globalFlags) *cobra.Command {
 		},
 	}
 	addAgentFlags(cmd, f)
+	c.addSessionFlags(cmd, &f.session)
 	return cmd
 }
 

@@ -19,7 +19,7 @@ func TestChatReadsPromptsLineByLine(t *testing.T) {
 	srv := openaitest.NewServer(t, openaitest.Answer("Bonjour"))
 	h := newHarness(t, srv.BaseURL())
 	h.stdin = strings.NewReader("hello\n/exit\nnever sent\n")
-	res := h.run(t, "chat", "--session", "s-chat")
+	res := h.run(t, "chat", "--new-session", "s-chat")
 	if res.code != 0 || res.stdout != "Bonjour\n" {
 		t.Fatalf("exit %d, stdout %q, stderr %q", res.code, res.stdout, res.stderr)
 	}
@@ -38,7 +38,7 @@ func TestChatReadsPromptsLineByLine(t *testing.T) {
 func TestChatContinuesASession(t *testing.T) {
 	srv := openaitest.NewServer(t, openaitest.Answer("first"), openaitest.Answer("second"))
 	h := newHarness(t, srv.BaseURL())
-	if res := h.run(t, "run", "--session", "s-chat", "hello"); res.code != 0 {
+	if res := h.run(t, "run", "--new-session", "s-chat", "hello"); res.code != 0 {
 		t.Fatalf("run: exit %d: %s", res.code, res.stderr)
 	}
 	// A prompt continued with a backslash, /session, an unknown command
@@ -71,7 +71,7 @@ func TestChatCtrlCStopsTheTurnOnly(t *testing.T) {
 	}, openaitest.Answer("after"))
 	h.env["MOTEUR_BASE_URL"] = srv.BaseURL()
 	h.stdin = strings.NewReader("first\nsecond\n")
-	res := h.run(t, "chat", "--session", "s-int")
+	res := h.run(t, "chat", "--new-session", "s-int")
 	if res.code != 0 || res.stdout != "after\n" || !strings.Contains(res.stderr, "moteur: turn interrupted\n") {
 		t.Fatalf("exit %d, stdout %q, stderr %q", res.code, res.stdout, res.stderr)
 	}
@@ -146,7 +146,7 @@ func TestChatOnATerminalPromptsAndCtrlCDropsAContinuedPrompt(t *testing.T) {
 		w.WriteString("kept\n")
 		w.Close()
 	}()
-	code := c.execute(t.Context(), []string{"chat", "--session", "s-tty"})
+	code := c.execute(t.Context(), []string{"chat", "--new-session", "s-tty"})
 	if code != 0 || out.String() != "ok\n" {
 		t.Fatalf("exit %d, stdout %q, stderr %q", code, out.String(), errOut.String())
 	}

@@ -46,7 +46,7 @@ func TestRewindRestoresAnEncryptedCheckpointAndRefusesWithoutTheKey(t *testing.T
 		t.Fatal(err)
 	}
 
-	if res := h.run(t, "run", "--mode", "auto_write", "--allow", "write_file(notes.txt)", "--session", "s-enc", "rotate the token"); res.code != 0 {
+	if res := h.run(t, "run", "--mode", "auto_write", "--allow", "write_file(notes.txt)", "--new-session", "s-enc", "rotate the token"); res.code != 0 {
 		t.Fatalf("run: exit %d, stderr %q", res.code, res.stderr)
 	}
 	if got := readFile(t, notes); got != "token rotated\n" {

@@ -30,7 +30,7 @@ func TestRunClassifiedPathStopsRemoteSends(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	res := h.run(t, "run", "--session", "s-plan", "lis secret/plan.md")
+	res := h.run(t, "run", "--new-session", "s-plan", "lis secret/plan.md")
 	if res.code != 1 || !strings.Contains(res.stderr, "sensitive") {
 		t.Fatalf("exit %d, stderr %q; want a refusal: the session is sensitive", res.code, res.stderr)
 	}

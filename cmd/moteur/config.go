@@ -47,7 +47,7 @@ func addAgentFlags(cmd *cobra.Command, f *agentFlags) {
 	f.changed = fl.Changed
 	fl.StringVar(&f.agent, "agent", "", "run as the agent `NAME` (built-in or made with moteur agents create; by id or name): its model,\n"+
 		"temperature, max tokens, access level, tools, knowledge bases and prompt; a quick-answer agent answers as moteur ask does")
-	fl.StringVar(&f.session, "session", "", "session to continue, or to start under this id (default: a new session)")
+	fl.StringVar(&f.session, "session", "", "continue this stored session (an unknown id is an error; --new-session ID starts one under a chosen id, -c the project's latest)")
 	fl.IntVar(&f.maxIterations, "max-iterations", engine.DefaultMaxIterations, "most model rounds in a turn")
 	fl.DurationVar(&f.approvalTimeout, "approval-timeout", engine.DefaultApprovalTimeout,
 		"how long a call waits for the user's answer before it is refused (e.g. 30s, 2h)")

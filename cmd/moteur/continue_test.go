@@ -18,7 +18,7 @@ import (
 func TestRunTwiceWithOneSessionContinuesIt(t *testing.T) {
 	srv := openaitest.NewServer(t, openaitest.Answer("first answer"), openaitest.Answer("second answer"))
 	h := newHarness(t, srv.BaseURL())
-	if res := h.run(t, "run", "--session", "s-cont", "first question"); res.code != 0 {
+	if res := h.run(t, "run", "--new-session", "s-cont", "first question"); res.code != 0 {
 		t.Fatalf("first run: exit %d: %s", res.code, res.stderr)
 	}
 	res := h.run(t, "run", "--session", "s-cont", "second question")
@@ -146,9 +146,9 @@ func TestRunRefusesALogThatCannotDescribeASession(t *testing.T) {
 	before := h.load(t, "s-bad")
 	logBefore := readFile(t, h.auditFile("s-bad"))
 	res := h.run(t, "run", "--session", "s-bad", "again")
-	if res.code != 1 || !strings.Contains(res.stderr, "s-bad") || !strings.Contains(res.stderr, "invalid session log") ||
-		strings.Count(res.stderr, "\n") != 1 {
-		t.Errorf("exit %d, stderr %q; want 1 and one line naming the session and the problem", res.code, res.stderr)
+	if res.code != 1 || !strings.HasPrefix(res.stderr, "session: s-bad\n") || !strings.Contains(res.stderr, "invalid session log") ||
+		strings.Count(res.stderr, "\n") != 2 {
+		t.Errorf("exit %d, stderr %q; want 1, the session line and one line naming the session and the problem", res.code, res.stderr)
 	}
 	if n := len(srv.Requests()); n != 0 {
 		t.Errorf("%d requests", n)
@@ -171,8 +171,8 @@ func TestRunRefusesASessionInUseByAnotherProcess(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, args := range [][]string{
-		{"run", "--session", "s-busy", "hi"},
-		{"chat", "--session", "s-busy"},
+		{"run", "--new-session", "s-busy", "hi"},
+		{"chat", "--new-session", "s-busy"},
 	} {
 		res := h.run(t, args...)
 		if res.code != 1 || !strings.Contains(res.stderr, "session s-busy is in use by another process") {
@@ -228,7 +228,7 @@ func TestACorruptDatabaseIsRefusedAndLeftAlone(t *testing.T) {
 func TestRunRepairsATranscriptLeftBehindByACrash(t *testing.T) {
 	srv := openaitest.NewServer(t, openaitest.Answer("one"), openaitest.Answer("two"))
 	h := newHarness(t, srv.BaseURL())
-	if res := h.run(t, "run", "--session", "s-tr", "hi"); res.code != 0 {
+	if res := h.run(t, "run", "--new-session", "s-tr", "hi"); res.code != 0 {
 		t.Fatalf("exit %d: %s", res.code, res.stderr)
 	}
 	// The process died while writing the last line.

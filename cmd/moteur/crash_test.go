@@ -110,7 +110,7 @@ func TestCrashInAToolCallThenContinueInANewProcess(t *testing.T) {
 	}
 
 	// The first process runs until its tool call blocks.
-	first := command("run", "--json", "--session", "s-crash", "start the long task")
+	first := command("run", "--json", "--new-session", "s-crash", "start the long task")
 	var stderr1 bytes.Buffer
 	first.Stderr = &stderr1
 	stdout, err := first.StdoutPipe()

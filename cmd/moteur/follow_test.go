@@ -33,7 +33,7 @@ func (h *harness) started(t *testing.T, args ...string) (stdout, stderr *watched
 func TestFollowRendersTheNextTurnAsRunDoes(t *testing.T) {
 	srv := openaitest.NewServer(t, append([]http.HandlerFunc{openaitest.Answer("first answer")}, toolThenAnswer("second ", "answer")...)...)
 	h := newHarness(t, srv.BaseURL())
-	if res := h.run(t, "run", "--session", "s-f", "first question"); res.code != 0 {
+	if res := h.run(t, "run", "--new-session", "s-f", "first question"); res.code != 0 {
 		t.Fatalf("run: exit %d, stderr %q", res.code, res.stderr)
 	}
 	out, errOut, code := h.started(t, "sessions", "follow", "s-f", "--until-turn-end")
@@ -59,7 +59,7 @@ func TestFollowRendersTheNextTurnAsRunDoes(t *testing.T) {
 func TestFollowEndsOnCtrlC(t *testing.T) {
 	srv := openaitest.NewServer(t, openaitest.Answer("the answer"))
 	h := newHarness(t, srv.BaseURL())
-	if res := h.run(t, "run", "--session", "s-c", "hi"); res.code != 0 {
+	if res := h.run(t, "run", "--new-session", "s-c", "hi"); res.code != 0 {
 		t.Fatalf("run: exit %d, stderr %q", res.code, res.stderr)
 	}
 	h.interrupts = make(chan os.Signal, 1)
@@ -133,7 +133,7 @@ func TestApproveRefusesWhatARequestCannotTake(t *testing.T) {
 	srv := openaitest.NewServer(t, openaitest.Calls("call_1", "test_write", writeArgs), openaitest.Answer("done"))
 	h := newHarness(t, srv.BaseURL())
 	ran := h.withWriteTool(t)
-	_, errOut, code := h.started(t, "run", "--wait-approvals", "--mode", "confirm", "--session", "s-net", "write it")
+	_, errOut, code := h.started(t, "run", "--wait-approvals", "--mode", "confirm", "--new-session", "s-net", "write it")
 	errOut.waitFor("moteur sessions approve s-net 1", 1)
 
 	res := h.run(t, "sessions", "approve", "s-net", "2")
@@ -160,7 +160,8 @@ func TestApproveRefusesWhatARequestCannotTake(t *testing.T) {
 	}
 	want := "moteur: permission needed (risk write): test_write: notes.txt\n" +
 		"moteur: waiting up to 10 min for an answer: moteur sessions approve s-net 1, or moteur sessions deny s-net 1 --reason TEXT\n" +
-		"moteur: permission request s-net/1 answered: allowed, and for the rest of the session\n"
+		"moteur: permission request s-net/1 answered: allowed, and for the rest of the session\n" +
+		"session: s-net\n"
 	if got := errOut.String(); got != want {
 		t.Errorf("run's stderr %q, want %q", got, want)
 	}
@@ -178,7 +179,7 @@ func TestTerminalQuestionAnsweredFromAnotherProcess(t *testing.T) {
 		}
 	}()
 	// --wait-approvals changes nothing on a terminal: the question is asked.
-	code := term.c.execute(t.Context(), []string{"run", "--wait-approvals", "--mode", "confirm", "--session", "s-elsewhere", "write it"})
+	code := term.c.execute(t.Context(), []string{"run", "--wait-approvals", "--mode", "confirm", "--new-session", "s-elsewhere", "write it"})
 	if code != 0 {
 		t.Fatalf("exit %d, stderr %q", code, term.errOut.String())
 	}
@@ -187,7 +188,7 @@ func TestTerminalQuestionAnsweredFromAnotherProcess(t *testing.T) {
 	}
 	got := term.errOut.String()
 	if !strings.Contains(got, askQuestion) || strings.Contains(got, "waiting up to") ||
-		!strings.HasSuffix(got, "\nmoteur: permission request s-elsewhere/1 was answered elsewhere: allowed\n") {
+		!strings.HasSuffix(got, "\nmoteur: permission request s-elsewhere/1 was answered elsewhere: allowed\nsession: s-elsewhere\n") {
 		t.Errorf("stderr %q, want the question, withdrawn with a note", got)
 	}
 	// The question no longer reads the terminal: what is typed next is
@@ -206,7 +207,7 @@ func TestApprovalTimeoutFlag(t *testing.T) {
 	srv := openaitest.NewServer(t, openaitest.Calls("call_1", "test_write", writeArgs), openaitest.Answer("not written"))
 	h := newHarness(t, srv.BaseURL())
 	ran := h.withWriteTool(t)
-	_, errOut, code := h.started(t, "run", "--wait-approvals", "--approval-timeout", "200ms", "--mode", "confirm", "--session", "s-late", "write it")
+	_, errOut, code := h.started(t, "run", "--wait-approvals", "--approval-timeout", "200ms", "--mode", "confirm", "--new-session", "s-late", "write it")
 	errOut.waitFor("moteur sessions approve s-late 1", 1)
 	if c := <-code; c != 0 {
 		t.Fatalf("run: exit %d, stderr %q", c, errOut.String())

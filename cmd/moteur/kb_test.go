@@ -439,7 +439,7 @@ func TestRunKBGivesTheKnowledgeTools(t *testing.T) {
 	h.env["MOTEUR_BASE_URL"] = srv.BaseURL()
 	h.env["MOTEUR_MODEL"] = "m"
 
-	res := h.run(t, "run", "--kb", "manuel-rh", "--session", "s-kb", "Combien de jours de congés par an ?")
+	res := h.run(t, "run", "--kb", "manuel-rh", "--new-session", "s-kb", "Combien de jours de congés par an ?")
 	if res.code != 0 {
 		t.Fatalf("exit %d, stdout %q, stderr %q", res.code, res.stdout, res.stderr)
 	}
@@ -506,7 +506,7 @@ func TestRunKBMissingBaseIsUsageError(t *testing.T) {
 	withBase(t, h, "docs")
 	h.env["MOTEUR_BASE_URL"] = srv.BaseURL()
 	h.env["MOTEUR_MODEL"] = "m"
-	res := h.run(t, "run", "--kb", "missing", "--session", "s-missing", "hi")
+	res := h.run(t, "run", "--kb", "missing", "--new-session", "s-missing", "hi")
 	if res.code != 2 {
 		t.Errorf("exit %d, want 2; stderr %q", res.code, res.stderr)
 	}

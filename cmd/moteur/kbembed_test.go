@@ -201,7 +201,7 @@ func TestAskedClassifiedQuoteNeverLeaves(t *testing.T) {
 	if res := h.run(t, "kb", "add", "docs", dir); res.code != 0 {
 		t.Fatal(res.stdout, res.stderr)
 	}
-	if res := h.run(t, "ask", "--session", "s-alpha", "budget du projet Alpha"); res.code != 0 || !strings.Contains(res.stdout, "trois millions") {
+	if res := h.run(t, "ask", "--new-session", "s-alpha", "budget du projet Alpha"); res.code != 0 || !strings.Contains(res.stdout, "trois millions") {
 		t.Fatalf("ask: exit %d, stdout %q, stderr %q", res.code, res.stdout, res.stderr)
 	}
 	srv := openaitest.NewServer(t) // any request fails the test
@@ -253,7 +253,7 @@ func TestClassifiedPathInAKnowledgeBase(t *testing.T) {
 	}
 	srv := openaitest.NewServer(t) // any request fails the test
 	withModel(h, srv)
-	res := h.run(t, "ask", "--session", "s-fusion", "quand est prévue la fusion avec Beta ?")
+	res := h.run(t, "ask", "--new-session", "s-fusion", "quand est prévue la fusion avec Beta ?")
 	if res.code != 0 || !strings.Contains(res.stdout, "mars") || !strings.Contains(res.stderr, "nothing was sent") {
 		t.Fatalf("ask: exit %d, stdout %q, stderr %q", res.code, res.stdout, res.stderr)
 	}

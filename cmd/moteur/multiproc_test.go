@@ -35,15 +35,15 @@ func TestProcessesTakingTurnsSendTheHistoryOfOne(t *testing.T) {
 
 	one := openaitest.NewServer(t, turns()...)
 	p := newProcs(t, one.BaseURL())
-	if res := p.runWithInput(strings.Join(prompts, "\n")+"\n", "chat", "--session", "s-one"); res.code != 0 {
+	if res := p.runWithInput(strings.Join(prompts, "\n")+"\n", "chat", "--new-session", "s-one"); res.code != 0 {
 		t.Fatalf("chat: exit %d, stderr:\n%s", res.code, res.stderr)
 	}
 
 	taking := openaitest.NewServer(t, turns()...)
 	q := newProcs(t, taking.BaseURL())
 	q.project = p.project // the same project: the same system prompt
-	for _, prompt := range prompts {
-		if res := q.run("run", "--session", "s-turns", prompt); res.code != 0 {
+	for i, prompt := range prompts {
+		if res := q.run("run", sessionFlag(i), "s-turns", prompt); res.code != 0 {
 			t.Fatalf("run %q: exit %d, stderr:\n%s", prompt, res.code, res.stderr)
 		}
 	}
@@ -71,7 +71,7 @@ const appendArgs = `{"path":"notes.txt","content":"one line\n","mode":"append"}`
 // terminal, and waits until it says how to answer its first request.
 func waitingRun(t *testing.T, p *procs, id string) *proc {
 	t.Helper()
-	pr := p.start("run", "--json", "--wait-approvals", "--mode", "confirm", "--session", id, "write the notes")
+	pr := p.start("run", "--json", "--wait-approvals", "--mode", "confirm", "--new-session", id, "write the notes")
 	pr.stderr.waitForText(t, "moteur sessions approve "+id+" 1, or moteur sessions deny "+id+" 1")
 	return pr
 }
@@ -215,7 +215,7 @@ func TestFollowATurnOfAnotherProcess(t *testing.T) {
 	args, _ := json.Marshal(map[string]string{"marker": marker})
 	srv := openaitest.NewServer(t, openaitest.Calls("call_block", "test_block", string(args)), openaitest.Answer("stopped"))
 	p := newProcs(t, srv.BaseURL())
-	first := p.start("run", "--json", "--session", "s-follow", "start the long task")
+	first := p.start("run", "--json", "--new-session", "s-follow", "start the long task")
 	waitForFile(t, marker, 30*time.Second)
 
 	// Started mid-turn: the stored events, then the rest as they come.

@@ -144,7 +144,7 @@ func TestRunAllowFlagRunsACallWithoutAsking(t *testing.T) {
 	ran := h.withWriteTool(t)
 
 	res, evs := h.runJSON(t, "--mode", "confirm", "--allow", "test_write(notes.txt)", "write it")
-	if res.code != 0 || res.stderr != "" {
+	if res.code != 0 || !onlySessionLine(res.stderr) {
 		t.Fatalf("exit %d, stderr:\n%s", res.code, res.stderr)
 	}
 	if ran.Load() != 1 || len(payloads[event.PermissionRequestedPayload](evs)) != 0 {
@@ -253,8 +253,8 @@ func TestRunClassifiedPromptWithoutLocalProviderIsNotSent(t *testing.T) {
 
 	res := h.run(t, "run", "DIFFUSION RESTREINTE : résume le dossier")
 	if res.code != 1 || !strings.Contains(res.stderr, "DIFFUSION RESTREINTE") || !strings.Contains(res.stderr, "not sent") ||
-		strings.Count(res.stderr, "\n") != 1 {
-		t.Errorf("exit %d, stderr %q; want 1 and one line naming the marking", res.code, res.stderr)
+		!strings.HasPrefix(res.stderr, "session: ") || strings.Count(res.stderr, "\n") != 2 {
+		t.Errorf("exit %d, stderr %q; want 1, the session line and one line naming the marking", res.code, res.stderr)
 	}
 	if n := len(srv.Requests()); n != 0 {
 		t.Errorf("%d requests carried classified content to a remote provider", n)

@@ -71,7 +71,7 @@ func TestRewindCodeDeletesTheCreatedFileAndTellsTheModel(t *testing.T) {
 	h := newHarness(t, srv.BaseURL())
 	notes := filepath.Join(h.dir, "notes.txt")
 
-	if res := h.run(t, "run", "--mode", "auto_write", "--session", "s-rw", "write the notes"); res.code != 0 {
+	if res := h.run(t, "run", "--mode", "auto_write", "--new-session", "s-rw", "write the notes"); res.code != 0 {
 		t.Fatalf("run: exit %d, stderr %q", res.code, res.stderr)
 	}
 	if got := readFile(t, notes); got != "agent text\n" {
@@ -138,8 +138,8 @@ func TestRewindBothTruncatesTheConversation(t *testing.T) {
 		openaitest.Answer("second answer"),
 		openaitest.Answer("third answer"))
 	h := newHarness(t, srv.BaseURL())
-	for _, p := range []string{"first question", "second question"} {
-		if res := h.run(t, "run", "--mode", "auto_write", "--session", "s-both", p); res.code != 0 {
+	for i, p := range []string{"first question", "second question"} {
+		if res := h.run(t, "run", "--mode", "auto_write", sessionFlag(i), "s-both", p); res.code != 0 {
 			t.Fatalf("run %q: exit %d, stderr %q", p, res.code, res.stderr)
 		}
 	}
@@ -196,7 +196,7 @@ func conflicted(t *testing.T) (h *harness, to string) {
 	}
 	// Overwriting a file the agent did not create is destructive: asked
 	// even in auto_write, unless a rule allows it.
-	if res := h.run(t, "run", "--mode", "auto_write", "--allow", "write_file(notes.txt)", "--session", "s-conf", "rewrite the notes"); res.code != 0 {
+	if res := h.run(t, "run", "--mode", "auto_write", "--allow", "write_file(notes.txt)", "--new-session", "s-conf", "rewrite the notes"); res.code != 0 {
 		t.Fatalf("run: exit %d, stderr %q", res.code, res.stderr)
 	}
 	if got := readFile(t, notes); got != "agent\n" {
@@ -393,7 +393,7 @@ func TestRunSandboxBwrapConfinesShellCommands(t *testing.T) {
 	if got := readFile(t, filepath.Join(h.dir, "out.txt")); got != "ok\n" {
 		t.Errorf("out.txt %q, want the command's output", got)
 	}
-	if res.stderr != "" {
+	if !onlySessionLine(res.stderr) {
 		t.Errorf("stderr %q", res.stderr)
 	}
 }
@@ -405,7 +405,7 @@ func TestRunSandboxNoneSaysSo(t *testing.T) {
 	if res.code != 0 {
 		t.Fatalf("exit %d, stderr %q", res.code, res.stderr)
 	}
-	if res.stderr != "moteur: note: shell commands run unsandboxed (--sandbox none), with your full rights\n" {
+	if res.stderr != "moteur: note: shell commands run unsandboxed (--sandbox none), with your full rights\n"+sessionLine(evs[0].SessionID) {
 		t.Errorf("stderr %q, want the one-line note", res.stderr)
 	}
 	if s := payloads[event.SessionStartedPayload](evs); len(s) != 1 || s[0].Sandbox == nil || s[0].Sandbox.Kind != "none" {

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -42,22 +43,29 @@ func (c *cli) runCmd(g *globalFlags) *cobra.Command {
 		Long: "Run one agent turn on PROMPT (its words joined with spaces) and print the answer.\n" +
 			"With PROMPT \"-\", or none and standard input not a terminal, the prompt is read from standard input.\n\n" +
 			"With --session ID the turn continues that stored session, even one whose process was killed\n" +
-			"(a tool call left without a result is answered as unfinished); an ID not stored yet starts a\n" +
-			"new session under that id. A session is used by one process at a time.\n\n" +
+			"(a tool call left without a result is answered as unfinished); an ID that is not stored is an\n" +
+			"error that lists the closest stored ids. --continue (-c) continues the most recent session of\n" +
+			"this project (the working directory); --new-session ID starts a new session under that id.\n" +
+			"A session is used by one process at a time. When the turn ends, standard error says\n" +
+			"\"session: ID\", whatever the outcome.\n\n" +
 			agentHelp + "\n" +
 			"With --wait-approvals, a request asked when standard input is not a terminal is not refused: it\n" +
 			"waits, up to the approval timeout (--approval-timeout, 10 min by default), for an answer given from another terminal with\n" +
 			"moteur sessions approve ID N or moteur sessions deny ID N (moteur sessions pending lists them),\n" +
 			"and standard error says so, once per request. On a terminal the question is asked as usual, and\n" +
 			"an answer given elsewhere first counts too.\n\n" +
-			"Exit status: 0 when the turn completed (refused calls included), 1 on an error, 2 on bad usage.",
+			"Ctrl-C stops the turn at once: the model is asked nothing more, and the session records the\n" +
+			"turn as cancelled.\n\n" +
+			"Exit status: 0 when the turn completed (refused calls included), 1 on an error, 2 on bad usage\n" +
+			"(an unknown --session included), 130 when Ctrl-C interrupted the turn.",
 		Example: "  moteur run \"what does this project do?\"\n" +
 			"  git diff | moteur run --json -\n" +
 			"  moteur run --mode read_only \"review the last commit\"\n" +
 			"  moteur run --agent juriste \"what does clause 4 allow?\"\n" +
 			"  moteur run --allow 'shell_exec(go test*)' \"fix the failing test\"\n" +
 			"  moteur run --mode confirm --wait-approvals \"tidy the docs\" </dev/null\n" +
-			"  moteur run --session s-20260101T120000-0123456789abcdef \"and the tests?\"",
+			"  moteur run --session s-20260101T120000-0123456789abcdef \"and the tests?\"\n" +
+			"  moteur run -c \"and the tests?\"",
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return failure(c.run(cmd.Context(), g, f, args))
 		},
@@ -67,8 +75,13 @@ func (c *cli) runCmd(g *globalFlags) *cobra.Command {
 	cmd.Flags().BoolVar(&f.waitApprovals, "wait-approvals", false, "when standard input is not a terminal, let permission requests wait for an answer\n"+
 		"from another terminal (moteur sessions approve / deny) instead of refusing them")
 	addAgentFlags(cmd, &f.agentFlags)
+	c.addSessionFlags(cmd, &f.session)
 	return cmd
 }
+
+// exitInterrupted is the exit status of a run that Ctrl-C interrupted, as
+// shells report a process SIGINT ended (128 + 2).
+const exitInterrupted = 130
 
 // view shows a turn's events as they arrive: plain text or JSON lines.
 type view interface {
@@ -118,13 +131,13 @@ func (c *cli) run(ctx context.Context, g *globalFlags, f *runFlags, args []strin
 		})
 	}
 
-	// Ctrl-C cancels the turn, which the engine closes gracefully (rescue
-	// synthesis, TurnCompleted in the log). Once it has been delivered,
-	// default handling comes back so that a second Ctrl-C kills the process
-	// if that closing takes too long for the user.
+	// Ctrl-C cancels the turn, which the engine ends at once (no further
+	// model request; TurnCompleted cancelled in the log). Once it has been
+	// delivered, default handling comes back so that a second Ctrl-C kills
+	// the process if recording that end takes too long for the user.
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	c.cancelOnInterrupt(ctx, cancel)
+	interrupted := c.cancelOnInterrupt(ctx, cancel)
 
 	var v view
 	if f.json {
@@ -141,9 +154,17 @@ func (c *cli) run(ctx context.Context, g *globalFlags, f *runFlags, args []strin
 	}
 	turnErr, viewErr := runTurn(ctx, a.Engine, a.events, a.ID, in, v)
 	closeErr := errors.Join(a.end("other"), a.Close())
+	// Whatever the outcome, the user learns which session to continue;
+	// standard output keeps only the answer (or the JSON events, which
+	// carry the id already).
+	fmt.Fprintf(a.stderr, "session: %s\n", a.ID)
 	switch {
 	case turnErr != nil && ctx.Err() != nil && errors.Is(turnErr, ctx.Err()):
-		return fmt.Errorf("interrupted: %w", turnErr)
+		err := fmt.Errorf("interrupted: %w", turnErr)
+		if interrupted() {
+			return &statusError{code: exitInterrupted, err: err}
+		}
+		return err // a cancellation from outside (SIGTERM): a failure
 	case turnErr != nil:
 		return turnError(turnErr)
 	case closeErr != nil:
@@ -155,17 +176,21 @@ func (c *cli) run(ctx context.Context, g *globalFlags, f *runFlags, args []strin
 }
 
 // cancelOnInterrupt calls cancel at the first Ctrl-C before ctx ends;
-// from then on Ctrl-C has its default effect again.
-func (c *cli) cancelOnInterrupt(ctx context.Context, cancel context.CancelFunc) {
+// from then on Ctrl-C has its default effect again. interrupted reports
+// whether a Ctrl-C was the cause of that cancellation.
+func (c *cli) cancelOnInterrupt(ctx context.Context, cancel context.CancelFunc) (interrupted func() bool) {
 	intr, stop := c.interrupts()
+	var got atomic.Bool
 	go func() {
 		defer stop()
 		select {
 		case <-intr:
+			got.Store(true)
 			cancel()
 		case <-ctx.Done():
 		}
 	}()
+	return got.Load
 }
 
 // turnError is the error a failed turn reports: a send that Outbound

@@ -23,11 +23,11 @@ func TestRunJSONPrintsEveryEventAndPairsToolResults(t *testing.T) {
 	srv := openaitest.NewServer(t, toolThenAnswer("Bonjour ", "le monde")...)
 	h := newHarness(t, srv.BaseURL())
 
-	res := h.run(t, "run", "--json", "--session", "s-json", "dis", "bonjour")
+	res := h.run(t, "run", "--json", "--new-session", "s-json", "dis", "bonjour")
 	if res.code != 0 {
 		t.Fatalf("exit %d, stderr:\n%s", res.code, res.stderr)
 	}
-	if res.stderr != "" {
+	if res.stderr != sessionLine("s-json") {
 		t.Errorf("stderr not empty: %q", res.stderr)
 	}
 
@@ -132,7 +132,7 @@ func TestRunPlainShowsAnswerOnceAndOneLinePerTool(t *testing.T) {
 	if !want.MatchString(res.stdout) {
 		t.Errorf("stdout:\n%q\nwant match for %s", res.stdout, want)
 	}
-	if res.stderr != "" {
+	if !onlySessionLine(res.stderr) {
 		t.Errorf("stderr not empty: %q", res.stderr)
 	}
 }
@@ -268,8 +268,8 @@ func TestRunServerErrorExitsOneAndKeepsTheLog(t *testing.T) {
 	if res.code != 1 {
 		t.Fatalf("exit %d, want 1; stderr:\n%s", res.code, res.stderr)
 	}
-	if !strings.Contains(res.stderr, "model 'nope' does not exist") || strings.Count(res.stderr, "\n") != 1 {
-		t.Errorf("stderr %q, want one line with the server's message", res.stderr)
+	if !strings.Contains(res.stderr, "model 'nope' does not exist") || !strings.HasPrefix(res.stderr, "session: ") || strings.Count(res.stderr, "\n") != 2 {
+		t.Errorf("stderr %q, want the session line and one line with the server's message", res.stderr)
 	}
 	if len(srv.Requests()) != 1 {
 		t.Errorf("%d requests: a 400 must not be retried", len(srv.Requests()))
@@ -310,7 +310,7 @@ func TestRunServerErrorExitsOneAndKeepsTheLog(t *testing.T) {
 func TestRunStoresThePersistedEventsOfJSONOutput(t *testing.T) {
 	srv := openaitest.NewServer(t, toolThenAnswer("done")...)
 	h := newHarness(t, srv.BaseURL())
-	res := h.run(t, "run", "--json", "--session", "s-log", "hi")
+	res := h.run(t, "run", "--json", "--new-session", "s-log", "hi")
 	if res.code != 0 {
 		t.Fatalf("exit %d, stderr:\n%s", res.code, res.stderr)
 	}
@@ -336,7 +336,7 @@ func TestRunFailsWithoutAnAuditLog(t *testing.T) {
 	if err := os.WriteFile(blocker, nil, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	res := h.run(t, "run", "--session", "s-noaudit", "hi")
+	res := h.run(t, "run", "--new-session", "s-noaudit", "hi")
 	if res.code != 1 || !strings.Contains(res.stderr, "audit log") {
 		t.Errorf("exit %d, stderr %q; want 1 and a message about the audit log", res.code, res.stderr)
 	}
@@ -351,7 +351,7 @@ func TestRunFailsWithoutAnAuditLog(t *testing.T) {
 	if err := os.Remove(blocker); err != nil {
 		t.Fatal(err)
 	}
-	if res := h.run(t, "run", "--session", "s-noaudit", "hi"); res.code != 0 {
+	if res := h.run(t, "run", "--new-session", "s-noaudit", "hi"); res.code != 0 {
 		t.Errorf("second run: exit %d, stderr %q", res.code, res.stderr)
 	}
 }
@@ -397,7 +397,7 @@ func TestRunCancelledExitsOne(t *testing.T) {
 	var out, errOut strings.Builder
 	c := newCLI(envMap(h.env), strings.NewReader(""), &out, &errOut)
 	c.workDir = func() (string, error) { return h.dir, nil }
-	code := c.execute(ctx, []string{"run", "--json", "--session", "s-cancel", "hi"})
+	code := c.execute(ctx, []string{"run", "--json", "--new-session", "s-cancel", "hi"})
 	if code != 1 {
 		t.Fatalf("exit %d, want 1; stderr %q", code, errOut.String())
 	}
@@ -449,9 +449,9 @@ func TestRunCtrlCCancelsTheTurn(t *testing.T) {
 		<-r.Context().Done()
 	})
 	h.env["MOTEUR_BASE_URL"] = srv.BaseURL()
-	res := h.run(t, "run", "--session", "s-ctrlc", "hi")
-	if res.code != 1 || !strings.Contains(res.stderr, "interrupted") {
-		t.Fatalf("exit %d, stderr %q; want 1 and 'interrupted'", res.code, res.stderr)
+	res := h.run(t, "run", "--new-session", "s-ctrlc", "hi")
+	if res.code != exitInterrupted || !strings.Contains(res.stderr, "interrupted") || !strings.Contains(res.stderr, "session: s-ctrlc\n") {
+		t.Fatalf("exit %d, stderr %q; want 130, 'interrupted' and the session", res.code, res.stderr)
 	}
 	evs := h.load(t, "s-ctrlc")
 	if p, ok := evs[len(evs)-1].Payload.(event.TurnCompletedPayload); !ok || p.Reason != event.StopCancelled {

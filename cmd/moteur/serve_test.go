@@ -103,7 +103,7 @@ func TestServeSharesSessionsWithTheCLIAndDrainsOnSIGTERM(t *testing.T) {
 		openaitest.Answer("the terminal continues"),
 	)
 	p := newProcs(t, model.BaseURL())
-	if res := p.run("run", "--session", "s-cli", "from the terminal"); res.code != 0 {
+	if res := p.run("run", "--new-session", "s-cli", "from the terminal"); res.code != 0 {
 		t.Fatalf("run: %d %s", res.code, res.stderr)
 	}
 	key := serveKey(t, p.home)

@@ -25,13 +25,13 @@ func twoProjects(t *testing.T) (h *harness, other string) {
 	srv := openaitest.NewServer(t, openaitest.Answer("A1"), openaitest.Answer("A2"), openaitest.Answer("B"))
 	h = newHarness(t, srv.BaseURL())
 	for _, r := range [][]string{{"s-a1", "first in a"}, {"s-a2", "second in a"}} {
-		if res := h.run(t, "run", "--session", r[0], r[1]); res.code != 0 {
+		if res := h.run(t, "run", "--new-session", r[0], r[1]); res.code != 0 {
 			t.Fatalf("run: exit %d: %s", res.code, res.stderr)
 		}
 	}
 	projectA := h.dir
 	h.dir = t.TempDir()
-	if res := h.run(t, "run", "--session", "s-b", "only in b"); res.code != 0 {
+	if res := h.run(t, "run", "--new-session", "s-b", "only in b"); res.code != 0 {
 		t.Fatalf("run: exit %d: %s", res.code, res.stderr)
 	}
 	other, h.dir = h.dir, projectA
@@ -108,7 +108,7 @@ func TestSessionsListJSON(t *testing.T) {
 func TestSessionsShow(t *testing.T) {
 	srv := openaitest.NewServer(t, toolThenAnswer("Bonjour <le> monde")...)
 	h := newHarness(t, srv.BaseURL())
-	if res := h.run(t, "run", "--session", "s-show", "dis", "bonjour"); res.code != 0 {
+	if res := h.run(t, "run", "--new-session", "s-show", "dis", "bonjour"); res.code != 0 {
 		t.Fatalf("run: exit %d: %s", res.code, res.stderr)
 	}
 	res := h.run(t, "sessions", "show", "s-show")
@@ -166,8 +166,8 @@ func TestSessionsShowMarksSyntheticAndFailedResults(t *testing.T) {
 // forks it as s-fork at seq 4, which ends the first.
 func (h *harness) forkAfterTwoTurns(t *testing.T) {
 	t.Helper()
-	for _, p := range []string{"one", "two"} {
-		if res := h.run(t, "run", "--session", "s-src", p); res.code != 0 {
+	for i, p := range []string{"one", "two"} {
+		if res := h.run(t, "run", sessionFlag(i), "s-src", p); res.code != 0 {
 			t.Fatalf("run: exit %d: %s", res.code, res.stderr)
 		}
 	}
@@ -181,7 +181,7 @@ func TestSessionsForkThenContinueTheFork(t *testing.T) {
 	srv := openaitest.NewServer(t, openaitest.Answer("A"), openaitest.Answer("B"), openaitest.Answer("from the fork"))
 	h := newHarness(t, srv.BaseURL())
 	h.forkAfterTwoTurns(t)
-	if res := h.run(t, "run", "--session", "s-fork", "three"); res.code != 0 || res.stderr != "" {
+	if res := h.run(t, "run", "--session", "s-fork", "three"); res.code != 0 || res.stderr != "session: s-fork\n" {
 		t.Fatalf("run on the fork: exit %d, stderr %q", res.code, res.stderr)
 	}
 	var got []string
@@ -217,7 +217,7 @@ func TestSessionsForkThenContinueTheFork(t *testing.T) {
 func TestSessionsForkErrors(t *testing.T) {
 	srv := openaitest.NewServer(t, openaitest.Answer("A"))
 	h := newHarness(t, srv.BaseURL())
-	if res := h.run(t, "run", "--session", "s-src", "one"); res.code != 0 {
+	if res := h.run(t, "run", "--new-session", "s-src", "one"); res.code != 0 {
 		t.Fatalf("run: exit %d: %s", res.code, res.stderr)
 	}
 	for _, tc := range []struct {
@@ -245,7 +245,7 @@ func TestSessionsForkErrors(t *testing.T) {
 func TestSessionsRmKeepsTheAuditLog(t *testing.T) {
 	srv := openaitest.NewServer(t, openaitest.Answer("A"))
 	h := newHarness(t, srv.BaseURL())
-	if res := h.run(t, "run", "--session", "s-rm", "one"); res.code != 0 {
+	if res := h.run(t, "run", "--new-session", "s-rm", "one"); res.code != 0 {
 		t.Fatalf("run: exit %d: %s", res.code, res.stderr)
 	}
 	audit := readFile(t, h.auditFile("s-rm"))
@@ -317,7 +317,7 @@ func TestAgo(t *testing.T) {
 func TestSessionsRmAsksOnATerminal(t *testing.T) {
 	srv := openaitest.NewServer(t, openaitest.Answer("A"))
 	h := newHarness(t, srv.BaseURL())
-	if res := h.run(t, "run", "--session", "s-ask", "one"); res.code != 0 {
+	if res := h.run(t, "run", "--new-session", "s-ask", "one"); res.code != 0 {
 		t.Fatalf("run: exit %d: %s", res.code, res.stderr)
 	}
 	h.tty = true

@@ -173,7 +173,7 @@ func TestChatListsSkillsAndAgentsAndRunsASkill(t *testing.T) {
 	h := newHarness(t, srv.BaseURL())
 	writeFiles(t, h.dir, map[string]string{".moteur/skills/greet/SKILL.md": greetSkill})
 	h.stdin = strings.NewReader("/skills\n/agents\n/greet Ada\n")
-	res := h.run(t, "chat", "--session", "s-skill")
+	res := h.run(t, "chat", "--new-session", "s-skill")
 	if res.code != 0 || !strings.Contains(res.stdout, "/greet") || !strings.Contains(res.stdout, "general-purpose") ||
 		!strings.Contains(res.stdout, "Hello, Ada!") {
 		t.Fatalf("exit %d\nstdout %s\nstderr %s", res.code, res.stdout, res.stderr)
