@@ -4,10 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/moteur/moteur/effect"
 	"slices"
 	"sync/atomic"
 	"time"
+
+	"github.com/moteur/moteur/effect"
 
 	"github.com/moteur/moteur/cite"
 	"github.com/moteur/moteur/event"
@@ -125,6 +126,15 @@ func (t *turn) concurrent(c llm.ToolCall) bool {
 func (t *turn) runCall(ctx context.Context, i int, c llm.ToolCall, sem chan struct{}, done chan<- callDone) {
 	sem <- struct{}{}
 	defer func() { <-sem }()
+	if err := ctx.Err(); err != nil {
+		// Cancelled before this call's turn to run (it waited behind a
+		// serial call, or for a slot): a tool that ignores its context
+		// would act while its result says it was cut short, so it is
+		// not started at all.
+		done <- callDone{i: i, res: tools.Result{IsError: true,
+			Content: fmt.Sprintf("tool %s not run: the turn was cancelled before it started (%v)", c.Name, context.Cause(ctx))}}
+		return
+	}
 	start := t.e.now()
 	ctx = tools.WithCall(ctx, tools.CallInfo{Session: t.s.id, CallID: c.ID})
 	ctx = cite.WithTable(ctx, t.conv().aliases)

@@ -28,9 +28,6 @@ const (
 	DefaultContextWindow    = 32000
 	DefaultStallTimeout     = 120 * time.Second
 	DefaultMaxParallelTools = 8
-	// DefaultRescueTimeout bounds the rescue synthesis that runs after the
-	// user stopped a turn.
-	DefaultRescueTimeout = 30 * time.Second
 )
 
 // Limits of the loop (seed 000).
@@ -85,14 +82,11 @@ type Deps struct {
 	RetryDelays []time.Duration
 	// MaxParallelTools bounds concurrent tool calls (0: 8).
 	MaxParallelTools int
-	// RescueTimeout bounds the synthesis after a cancelled turn
-	// (0: DefaultRescueTimeout).
-	RescueTimeout time.Duration
 
 	// Temperature, MaxTokens and NoThinking are the request options of a
 	// custom agent (agentconfig: temperature, max_completion_tokens, a
 	// reasoning effort of off), set on every model request of the loop —
-	// each round, the closing and rescue syntheses, the compaction
+	// each round, the closing synthesis, the compaction
 	// summary, the sub-agents' requests — where the request itself sets
 	// none. Zero values send nothing: the server's defaults.
 	Temperature *float64

@@ -117,9 +117,6 @@ func New(d Deps) (*Engine, error) {
 	if d.CompactionThreshold <= 0 {
 		d.CompactionThreshold = DefaultCompactionThreshold
 	}
-	if d.RescueTimeout <= 0 {
-		d.RescueTimeout = DefaultRescueTimeout
-	}
 	if d.Tools == nil {
 		d.Tools = tools.NewRegistry(tools.Config{})
 	}

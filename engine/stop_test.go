@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/moteur/moteur/effect"
 	"github.com/moteur/moteur/event"
 	"github.com/moteur/moteur/i18n"
 	"github.com/moteur/moteur/llm"
@@ -383,5 +384,42 @@ func TestCancelledDuringAToolSendsNoFurtherRequest(t *testing.T) {
 	}
 	if tc := completed(t, evs); tc.Reason != event.StopCancelled || tc.Answer != "" {
 		t.Errorf("TurnCompleted = %+v", tc)
+	}
+}
+
+// A call that had not started when the turn was cancelled (it waited
+// behind a serial one) is not run at all: a tool that ignores its context
+// must not act while its result says it was cut short.
+func TestCallsNotStartedWhenCancelledAreNotRun(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	first := &fakeTool{name: "first", run: func(context.Context, json.RawMessage) (tools.Result, error) {
+		cancel()
+		return tools.Result{Content: "fait"}, nil
+	}}
+	secondRan := false
+	second := &fakeTool{name: "second", risk: effect.RiskWrite, run: func(context.Context, json.RawMessage) (tools.Result, error) {
+		secondRan = true
+		return tools.Result{Content: "écrit"}, nil
+	}}
+	steps := []scripted.Step{{ToolCalls: calls("first", "second")}, {Text: "never asked"}}
+	h := newHarness(t, steps, []tools.Tool{first, second}, nil)
+	if err := h.e.Submit(ctx, "s1", "q"); !errors.Is(err, context.Canceled) {
+		t.Fatalf("Submit = %v, want context.Canceled", err)
+	}
+	if secondRan {
+		t.Error("the second call ran after the cancellation")
+	}
+	var results []event.ToolResultPayload
+	for _, ev := range h.sink.all() {
+		if r, ok := ev.Payload.(event.ToolResultPayload); ok {
+			results = append(results, r)
+		}
+	}
+	if len(results) != 2 || results[0].Content != "fait" {
+		t.Fatalf("results %+v, want the first call's and a refusal of the second", results)
+	}
+	if r := results[1]; !r.IsError || !strings.Contains(r.Content, "not run") {
+		t.Errorf("second result %+v, want an error saying it was not run", r)
 	}
 }

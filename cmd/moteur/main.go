@@ -18,7 +18,7 @@ import (
 
 func main() {
 	// SIGTERM ends the command gracefully: the turn is cancelled, which the
-	// engine closes properly (rescue synthesis, TurnCompleted in the log).
+	// engine closes properly (no further model request, TurnCompleted cancelled in the log).
 	// Once it has been delivered, default handling comes back so a second
 	// one kills the process. Ctrl-C (SIGINT) is left to the commands, which
 	// take it through cli.interrupts: run cancels its turn, chat the current
