@@ -64,13 +64,9 @@ func (c *cli) quickRun(ctx context.Context, o app.Options, prompt string, jsonOu
 		return err
 	}
 	err = errors.Join(c.answer(ctx, q, prompt, jsonOut), q.Close())
-	if err != nil {
-		return err
-	}
-	if !jsonOut {
-		fmt.Fprintf(c.stderr, "moteur: session %s (continue with: moteur run --agent %s --session %s PROMPT)\n", q.ID, o.Agent.ID, q.ID)
-	}
-	return nil
+	// As moteur run says it of every turn, whatever the outcome.
+	fmt.Fprintf(c.stderr, "session: %s\n", q.ID)
+	return err
 }
 
 // quickChat is a chat with a quick-answer agent: each prompt gets a quick
