@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"time"
 
 	"github.com/moteur/moteur/cite"
@@ -19,7 +20,10 @@ import (
 // Engine: the rag pipeline answers, not the loop.
 type Quick struct {
 	*Session
-	pipeline *rag.Pipeline
+	// RetryDelays are the waits before each retry of a model that failed
+	// transiently (nil: rag.DefaultRetryDelays, the engine's).
+	RetryDelays []time.Duration
+	pipeline    *rag.Pipeline
 	// past are the session's persisted events, those stored before it was
 	// opened and those its questions recorded since.
 	past []event.Event
@@ -66,9 +70,10 @@ func (s *Settings) OpenQuick(ctx context.Context) (_ *Quick, err error) {
 		return nil, err
 	}
 	// The pipeline sends through a router, even to one remote provider.
-	if _, cfg.Router, err = providers(s.Config, true); err != nil {
+	if _, cfg.Router, err = providersIn(s.Config, true, s.Lang); err != nil {
 		return nil, err
 	}
+	q.Warnings = append(q.Warnings, keyWarnings(s.Config, s.Lang)...)
 	if q.pipeline, err = rag.New(cfg); err != nil {
 		return nil, err
 	}
@@ -100,9 +105,11 @@ func (s *Settings) quickBases() ([]string, error) {
 }
 
 // Ask answers question in the light of the session's previous ones,
-// recording its events (the session's SessionStarted first, for a new
-// session) through the session's sinks, audit log first. show gets every
-// event, persisted or ephemeral, once it is recorded.
+// recording its events through the session's sinks, audit log first —
+// for a new session, its SessionStarted before the first of them. show
+// gets every event, persisted or ephemeral, once it is recorded. A new
+// session whose question fails before anything is recorded (its search)
+// records nothing: no session is stored.
 func (q *Quick) Ask(ctx context.Context, question string, show func(event.Event)) (rag.Answer, error) {
 	rec := &recorder{ctx: ctx, id: q.ID, seq: lastSeq(q.past), sinks: q.live.sinks(), now: q.Settings.opts.Now, show: show,
 		stored: &q.past}
@@ -111,16 +118,28 @@ func (q *Quick) Ask(ctx context.Context, question string, show func(event.Event)
 		// extractive ones always do). Recorded as local, they stay subject
 		// to the marking check if the session is continued by an agent
 		// (moteur run --session) and sent to a remote model.
-		err := rec.emit(event.SessionStarted, event.SessionStartedPayload{Provider: "quick-answer", Model: "rag",
+		rec.start = &event.SessionStartedPayload{Provider: "quick-answer", Model: "rag",
 			ProjectRoot: q.ProjectRoot(), Tools: []string{}, Lang: string(q.Settings.Lang.Normalize()), Local: true,
-			Agent: q.Settings.agentID()}, false)
-		if err != nil {
-			return rag.Answer{}, err
-		}
+			Agent: q.Settings.agentID()}
 	}
 	history, aliases, sensitive := conversation(q.past)
 	history = q.Settings.agentHistory(history)
-	return q.pipeline.Ask(ctx, question, history, rec.emit, rag.WithAliases(aliases), rag.WithSensitive(sensitive))
+	return q.pipeline.Ask(ctx, question, history, rec.emit, rag.WithAliases(aliases), rag.WithSensitive(sensitive),
+		rag.WithRetryDelays(q.RetryDelays))
+}
+
+// Close closes the session. A new session that recorded nothing (its
+// question failed before anything was recorded) leaves no empty
+// transcript, as it leaves no audit log: no session is stored. The
+// transcript goes before the lease, so that no other process finds it.
+func (q *Quick) Close() error {
+	if q.live != nil && q.LastSeq == 0 && len(q.past) == 0 {
+		path := TranscriptPath(q.Settings.opts.DataDir, q.ID)
+		if st, err := os.Stat(path); err == nil && st.Size() == 0 {
+			_ = os.Remove(path)
+		}
+	}
+	return q.Session.Close()
 }
 
 // agentHistory is what a custom agent keeps of the conversation: nothing
@@ -148,9 +167,19 @@ type recorder struct {
 	now    func() time.Time
 	show   func(event.Event)
 	stored *[]event.Event // the session's persisted events, appended to
+	// start, for a new session, is its SessionStarted, recorded before
+	// its first persisted event.
+	start *event.SessionStartedPayload
 }
 
 func (r *recorder) emit(t event.Type, payload any, ephemeral bool) error {
+	if r.start != nil && !ephemeral {
+		start := *r.start
+		r.start = nil
+		if err := r.emit(event.SessionStarted, start, false); err != nil {
+			return err
+		}
+	}
 	ev := event.Event{Type: t, SessionID: r.id, Time: r.now().UTC(), Payload: payload, Ephemeral: ephemeral}
 	if !ephemeral {
 		r.seq++

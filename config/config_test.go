@@ -552,7 +552,7 @@ func TestFileErrors(t *testing.T) {
 		want          []string
 	}{
 		{"malformed", "mode: confirm\npermissions:\n  allow: [\"a\"\n", []string{"line 3"}},
-		{"bad indentation", "mode: confirm\n  lang: fr\n", []string{"line 1", "mapping value is not allowed"}},
+		{"bad indentation", "mode: confirm\n  lang: fr\n", []string{"line 2", "mapping value is not allowed"}},
 		{"unknown key", "mode: confirm\n\npremissions:\n  deny: [x]\n", []string{"line 3", `unknown key "premissions"`}},
 		{"unknown nested key", "permissions:\n  deny: [x]\n  denny: [y]\n", []string{"line 3", `unknown key "denny"`}},
 		{"unknown provider key", "providers:\n  - name: a\n    base_url: https://a.example/v1\n    model: m\n    modle: n\n", []string{"line 5", `unknown key "modle"`}},

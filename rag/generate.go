@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/moteur/moteur/event"
 	"github.com/moteur/moteur/i18n"
@@ -16,8 +17,11 @@ import (
 )
 
 // generate writes the answer: with the first model that may receive the
-// passages and answers, else extractively.
-func (p *Pipeline) generate(ctx context.Context, question string, history []llm.Message, pc *passages, hint string, sensitive bool, rec *recorder) (Answer, error) {
+// passages and answers, retried as the engine retries a turn's request,
+// else extractively. A model that fails (down, refusing the key, unknown)
+// gives way to the extractive answer, with a warning that says why: the
+// passages found are still worth reading.
+func (p *Pipeline) generate(ctx context.Context, question string, history []llm.Message, pc *passages, hint string, c call, rec *recorder) (Answer, error) {
 	msgs := append(textOnly(history),
 		llm.Message{Role: llm.RoleUser, Content: extractive.FormatPrompt(pc.prompt, question)})
 	system := i18n.QuickAnswerPrompt(p.cfg.Lang)
@@ -30,40 +34,94 @@ func (p *Pipeline) generate(ctx context.Context, question string, history []llm.
 		return p.nothingFound(hint, rec), nil
 	}
 	if p.cfg.Router != nil {
-		a, err := p.withModel(ctx, req, sensitive, rec)
-		if err == nil || !errors.Is(err, policy.ErrRefused) {
+		a, err := p.withModel(ctx, req, c, rec)
+		var pe *provider.Error
+		switch {
+		case err == nil || ctx.Err() != nil || rec.err != nil:
+			return a, err
+		case errors.As(err, &pe):
+			rec.event(event.Warning, event.WarningPayload{Kind: "provider",
+				Message: i18n.ModelFailedFallback(p.cfg.Lang, err.Error())}, false)
+		case errors.Is(err, policy.ErrRefused):
+			rec.event(event.Warning, event.WarningPayload{Kind: "outbound",
+				Message: i18n.OutboundFallback(p.cfg.Lang, err.Error())}, false)
+		default:
 			return a, err
 		}
-		rec.event(event.Warning, event.WarningPayload{Kind: "outbound",
-			Message: "no configured model may receive these passages (" + err.Error() + "): answered by quoting them, nothing was sent"}, false)
+		if rec.err != nil {
+			return Answer{}, rec.err
+		}
 	}
 	return p.stream(ctx, p.extractiveProvider(), req, rec, true)
 }
 
 // withModel tries the router's candidates in order: one refused by the
-// outbound policy or failing transiently gives way to the next.
-func (p *Pipeline) withModel(ctx context.Context, req llm.Request, sensitive bool, rec *recorder) (Answer, error) {
+// outbound policy, or failing transiently once its retries are spent,
+// gives way to the next.
+func (p *Pipeline) withModel(ctx context.Context, req llm.Request, c call, rec *recorder) (Answer, error) {
 	var errs []error
-	cands := p.cfg.Router.Candidates(sensitive)
+	cands := p.cfg.Router.Candidates(c.sensitive)
 	if len(cands) == 0 {
 		return Answer{}, &policy.Refusal{Rule: "sensitive session", Reason: "classified content entered it and no local model is configured"}
 	}
-	for _, c := range cands {
-		if err := p.check(c, req.Messages); err != nil {
+	for _, cand := range cands {
+		if err := p.check(cand, req.Messages); err != nil {
 			errs = append(errs, err)
 			continue
 		}
-		a, err := p.stream(ctx, c.Provider, req, rec, false)
+		a, err := p.retrying(ctx, cand.Provider, req, p.retryDelays(c), rec)
 		if err == nil {
 			return a, nil
 		}
-		var pe *provider.Error
-		if !errors.As(err, &pe) || pe.Kind != provider.Transient {
+		if !provider.IsTransient(err) || ctx.Err() != nil || rec.err != nil {
 			return Answer{}, err
 		}
 		errs = append(errs, err)
 	}
 	return Answer{}, errors.Join(errs...)
+}
+
+// retrying runs one generation with pr, retrying transient failures after
+// each of delays in turn, each retry recorded (ProviderRetry) as the
+// engine records its own.
+func (p *Pipeline) retrying(ctx context.Context, pr provider.Provider, req llm.Request, delays []time.Duration, rec *recorder) (Answer, error) {
+	for attempt := 0; ; attempt++ {
+		a, err := p.stream(ctx, pr, req, rec, false)
+		if err == nil || ctx.Err() != nil || !provider.IsTransient(err) || attempt >= len(delays) {
+			return a, err
+		}
+		rec.event(event.ProviderRetry, event.ProviderRetryPayload{Attempt: attempt + 1,
+			DelayMS: delays[attempt].Milliseconds(), Error: err.Error()}, false)
+		if rec.err != nil {
+			return Answer{}, rec.err
+		}
+		if err := sleep(ctx, delays[attempt]); err != nil {
+			return Answer{}, err
+		}
+	}
+}
+
+// retryDelays are the waits before the retries of a transient failure:
+// the call's, else the configuration's, else the engine's default.
+func (p *Pipeline) retryDelays(c call) []time.Duration {
+	switch {
+	case c.retryDelays != nil:
+		return c.retryDelays
+	case p.cfg.RetryDelays != nil:
+		return p.cfg.RetryDelays
+	}
+	return DefaultRetryDelays
+}
+
+func sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 }
 
 func (p *Pipeline) check(c routing.Candidate, msgs []llm.Message) error {
@@ -81,7 +139,11 @@ func (p *Pipeline) stream(ctx context.Context, pr provider.Provider, req llm.Req
 		}
 	})
 	if err != nil {
-		return Answer{}, fmt.Errorf("%s: %w", pr.Name(), err)
+		// A provider's error names the provider already.
+		if pe := (*provider.Error)(nil); !errors.As(err, &pe) {
+			err = fmt.Errorf("%s: %w", pr.Name(), err)
+		}
+		return Answer{}, err
 	}
 	model := resp.Model
 	if model == "" {

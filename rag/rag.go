@@ -2,9 +2,11 @@
 // the question (rewritten to stand alone when there is a conversation and
 // a model), one retrieval over the knowledge bases (hybrid, reranked, MMR:
 // package kb), the passages put in a context under their aliases (cN), and
-// one generation that cites them. With no model configured, or when no
+// one generation that cites them. With no model configured, when no
 // configured model may receive the passages (classified content and no
-// local model), provider/extractive answers by quoting the passages.
+// local model), or when the models fail (retried as the engine retries,
+// then given up with a warning), provider/extractive answers by quoting
+// the passages.
 //
 // The pipeline reports what it does as events (UserMessage,
 // KnowledgeRetrieved, AssistantDelta, AssistantMessage with its citations,
@@ -16,6 +18,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/moteur/moteur/cite"
 	"github.com/moteur/moteur/event"
@@ -64,6 +67,10 @@ type Config struct {
 	// Instructions are added to the quick answer's system prompt (a custom
 	// agent's system_prompt); they never replace it.
 	Instructions string
+	// RetryDelays are the waits before each retry of a transient failure
+	// of a model, as the engine's Deps.RetryDelays (nil: DefaultRetryDelays;
+	// empty: no retry).
+	RetryDelays []time.Duration
 }
 
 // Defaults.
@@ -71,6 +78,10 @@ const (
 	DefaultPassages  = 6
 	DefaultMaxTokens = 2048
 )
+
+// DefaultRetryDelays are the engine's: a model that failed transiently is
+// tried again after 1 s, then after 2 s.
+var DefaultRetryDelays = []time.Duration{time.Second, 2 * time.Second}
 
 // Pipeline answers questions from knowledge bases.
 type Pipeline struct {
@@ -100,15 +111,21 @@ type Emit func(t event.Type, payload any, ephemeral bool) error
 // ErrRecord wraps the error of an Emit that failed to record an event.
 var ErrRecord = errors.New("recording the quick answer's events")
 
-// recorder keeps the first failure of an Emit.
+// recorder keeps the first failure of an Emit, and whether any event was
+// to be recorded.
 type recorder struct {
 	emit Emit
 	err  error
+	// persisted counts the persisted events emitted.
+	persisted int
 }
 
 func (r *recorder) event(t event.Type, payload any, ephemeral bool) {
 	if r.err != nil {
 		return
+	}
+	if !ephemeral {
+		r.persisted++
 	}
 	if err := r.emit(t, payload, ephemeral); err != nil && !ephemeral {
 		r.err = fmt.Errorf("%w: %w", ErrRecord, err)
@@ -147,7 +164,9 @@ func (p *Pipeline) Ask(ctx context.Context, question string, history []llm.Messa
 		err = rec.err
 	}
 	if err != nil {
-		if !errors.Is(err, ErrRecord) {
+		// A question that failed before anything was recorded (its
+		// search, for a first question) leaves no trace: no turn began.
+		if !errors.Is(err, ErrRecord) && rec.persisted > 0 {
 			p.fail(rec, err)
 		}
 		return Answer{}, fmt.Errorf("quick answer: %w", err)
@@ -159,8 +178,19 @@ func (p *Pipeline) Ask(ctx context.Context, question string, history []llm.Messa
 type Option func(*call)
 
 type call struct {
-	aliases   *cite.Table
-	sensitive bool
+	aliases     *cite.Table
+	sensitive   bool
+	retryDelays []time.Duration
+}
+
+// WithRetryDelays replaces Config.RetryDelays for one question (nil: keep
+// them).
+func WithRetryDelays(d []time.Duration) Option {
+	return func(c *call) {
+		if d != nil {
+			c.retryDelays = d
+		}
+	}
 }
 
 // WithSensitive says that the session is sensitive already (classified
@@ -180,15 +210,25 @@ func WithAliases(t *cite.Table) Option {
 	}
 }
 
+// ask records the question, searches, records what was found, then
+// generates. A first question (no history: no rewrite goes to a model) is
+// recorded once its search succeeded, so that a question that could not
+// be searched stores nothing — for a new session, no session at all.
 func (p *Pipeline) ask(ctx context.Context, question string, history []llm.Message, c call, rec *recorder) (Answer, error) {
-	rec.event(event.UserMessage, event.UserMessagePayload{Text: question}, false)
-	if rec.err != nil {
-		return Answer{}, rec.err
+	first := len(history) == 0
+	if !first {
+		rec.event(event.UserMessage, event.UserMessagePayload{Text: question}, false)
+		if rec.err != nil {
+			return Answer{}, rec.err
+		}
 	}
 	query := p.rewrite(ctx, question, history, rec)
 	res, err := p.cfg.Store.Search(ctx, kb.Query{Text: query, Mode: p.cfg.Mode, Bases: p.cfg.Bases, Limit: p.cfg.Passages})
 	if err != nil {
 		return Answer{}, err
+	}
+	if first {
+		rec.event(event.UserMessage, event.UserMessagePayload{Text: question}, false)
 	}
 	ctxt := newContext(res, c.aliases)
 	rec.event(event.KnowledgeRetrieved, ctxt.retrieved(query, res), false)
@@ -198,7 +238,11 @@ func (p *Pipeline) ask(ctx context.Context, question string, history []llm.Messa
 	if rec.err != nil {
 		return Answer{}, rec.err
 	}
-	a, err := p.generate(ctx, question, history, ctxt, res.Hint, c.sensitive, rec)
+	hint := ""
+	if res.Hint != "" {
+		hint = i18n.NoPassageHint(p.cfg.Lang, res.RerankRejected)
+	}
+	a, err := p.generate(ctx, question, history, ctxt, hint, c, rec)
 	if err != nil {
 		return Answer{}, err
 	}

@@ -7,8 +7,10 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/moteur/moteur/cite"
 	"github.com/moteur/moteur/event"
@@ -231,7 +233,7 @@ func TestRewriteFromHistory(t *testing.T) {
 // from them instead, and the user is told why.
 func TestClassifiedPassagesStayLocal(t *testing.T) {
 	srv := openaitest.NewServer(t) // any request fails the test
-	p := pipeline(t, rag.Config{Router: router(t, srv, false), Outbound: outbound(t)})
+	p := pipeline(t, rag.Config{Router: router(t, srv, false), Outbound: outbound(t), Lang: i18n.EN})
 	rec := &recorded{}
 	a, err := p.Ask(context.Background(), "Combien de jours de tests pour le projet Alpha ?", nil, rec.emit)
 	if err != nil {
@@ -277,28 +279,33 @@ func TestTransientFailureTriesTheNextModel(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := pipeline(t, rag.Config{Router: r})
+	// No retry: the first model's failure goes straight to the next.
+	p := pipeline(t, rag.Config{Router: r, RetryDelays: []time.Duration{}})
 	a, err := p.Ask(context.Background(), "jours de congés payés", nil, nil)
 	if err != nil || a.Provider != "second" {
 		t.Fatalf("answer %+v, %v", a, err)
 	}
 }
 
-func TestPermanentFailureIsAnError(t *testing.T) {
+// A model that refuses (a bad key) is not retried: the passages are
+// quoted instead, with a warning that gives the server's reason.
+func TestPermanentFailureFallsBackToQuotes(t *testing.T) {
 	srv := openaitest.NewServer(t, openaitest.Status(401, "invalid_api_key", "bad key"))
-	p := pipeline(t, rag.Config{Router: router(t, srv, false)})
+	p := pipeline(t, rag.Config{Router: router(t, srv, false), Lang: i18n.EN})
 	rec := &recorded{}
-	if _, err := p.Ask(context.Background(), "jours de congés payés", nil, rec.emit); err == nil || !strings.Contains(err.Error(), "bad key") {
-		t.Fatalf("err = %v", err)
+	a, err := p.Ask(context.Background(), "jours de congés payés", nil, rec.emit)
+	if err != nil || !a.Extractive || !strings.Contains(a.Text, "[c1]") {
+		t.Fatalf("answer %+v, %v", a, err)
 	}
-	n := len(rec.types)
-	if n < 2 || rec.types[n-2] != event.Error || rec.types[n-1] != event.TurnCompleted {
-		t.Fatalf("events %v do not end with the error and the turn's end", rec.types)
+	if n := len(srv.Requests()); n != 1 {
+		t.Fatalf("%d requests, want 1: a refusal is not retried", n)
 	}
-	ep := rec.payload(t, func(p any) bool { _, ok := p.(event.ErrorPayload); return ok }).(event.ErrorPayload)
-	tc := rec.payload(t, func(p any) bool { _, ok := p.(event.TurnCompletedPayload); return ok }).(event.TurnCompletedPayload)
-	if ep.Kind != "provider" || ep.Status != 401 || tc.Reason != event.StopError {
-		t.Fatalf("error %+v, turn %+v", ep, tc)
+	w := rec.payload(t, func(p any) bool { _, ok := p.(event.WarningPayload); return ok }).(event.WarningPayload)
+	if w.Kind != "provider" || !strings.Contains(w.Message, "bad key") || !strings.Contains(w.Message, "quoting the passages") {
+		t.Fatalf("warning %+v", w)
+	}
+	if n := len(rec.types); rec.types[n-1] != event.TurnCompleted || slices.Contains(rec.types, event.Error) {
+		t.Fatalf("events %v: want a completed turn and no error", rec.types)
 	}
 }
 

@@ -7,6 +7,7 @@ package strictyaml
 import (
 	"errors"
 	"fmt"
+	"reflect"
 	"strings"
 
 	"github.com/goccy/go-yaml"
@@ -60,7 +61,15 @@ func Decode(data []byte, v any) (*ast.File, error) {
 		return f, nil
 	}
 	if err := yaml.NodeToValue(f.Docs[0].Body, v, yaml.DisallowUnknownField()); err != nil {
-		return nil, fromDecoder(err)
+		out := fromDecoder(err)
+		var ye *Error
+		var unknown *yaml.UnknownFieldError
+		if errors.As(out, &ye) && errors.As(err, &unknown) {
+			if s := suggestKey(f.Docs[0].Body, reflect.TypeOf(v), ye); s != "" {
+				ye.Msg += fmt.Sprintf("; did you mean %q?", s)
+			}
+		}
+		return nil, out
 	}
 	return f, nil
 }
@@ -87,6 +96,14 @@ func fromDecoder(err error) error {
 	tk := ye.GetToken()
 	if tk != nil {
 		out.Line = tk.Position.Line
+		// A "key: value" under a line it cannot continue (indented too
+		// far, or a key missing) is reported at the plain text before it,
+		// which reads as one scalar from the line above: the mistake is
+		// where the colon is.
+		if n := tk.Next; n != nil && n.Type == token.MappingValueType && n.Position.Line > out.Line {
+			out.Line = n.Position.Line
+			out.Msg += " (check the indentation of this line and the one above)"
+		}
 	}
 	var unknown *yaml.UnknownFieldError
 	var typ *yaml.TypeError
@@ -150,4 +167,150 @@ func LineOf(f *ast.File, path string) int {
 		path = path[:max(strings.LastIndexAny(path, ".["), 0)]
 	}
 	return 0
+}
+
+// suggestKey is the known key closest to the unknown key e names, among
+// those of the struct the key's mapping decodes into (t is the type of the
+// whole document's target); "" when none is close.
+func suggestKey(body ast.Node, t reflect.Type, e *Error) string {
+	path, ok := keyPath(body, e.Line, e.Key)
+	if !ok {
+		return ""
+	}
+	for _, seg := range path[:len(path)-1] {
+		if t = childType(t, seg); t == nil {
+			return ""
+		}
+	}
+	best, bestDist := "", 3 // at most two edits
+	for _, name := range keyNames(t) {
+		if d := distance(e.Key, name); d < bestDist {
+			best, bestDist = name, d
+		}
+	}
+	return best
+}
+
+// keyPath is the path of mapping keys (and "[]" for list items) from n to
+// the key key written at line.
+func keyPath(n ast.Node, line int, key string) ([]string, bool) {
+	switch n := n.(type) {
+	case *ast.MappingNode:
+		for _, mv := range n.Values {
+			if p, ok := keyPath(mv, line, key); ok {
+				return p, true
+			}
+		}
+	case *ast.MappingValueNode:
+		if k := n.Key.GetToken(); k != nil && k.Position.Line == line && k.Value == key {
+			return []string{key}, true
+		}
+		if p, ok := keyPath(n.Value, line, key); ok {
+			name := ""
+			if k := n.Key.GetToken(); k != nil {
+				name = k.Value
+			}
+			return append([]string{name}, p...), true
+		}
+	case *ast.SequenceNode:
+		for _, item := range n.Values {
+			if p, ok := keyPath(item, line, key); ok {
+				return append([]string{"[]"}, p...), true
+			}
+		}
+	case *ast.TagNode:
+		return keyPath(n.Value, line, key)
+	case *ast.AnchorNode:
+		return keyPath(n.Value, line, key)
+	}
+	return nil, false
+}
+
+// childType is the type a value at key seg of a t decodes into ("[]": an
+// item of a list); nil when t does not say.
+func childType(t reflect.Type, seg string) reflect.Type {
+	for t != nil && t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	switch {
+	case t == nil:
+		return nil
+	case seg == "[]" && (t.Kind() == reflect.Slice || t.Kind() == reflect.Array):
+		return t.Elem()
+	case t.Kind() == reflect.Map:
+		return t.Elem()
+	case t.Kind() == reflect.Struct:
+		var found reflect.Type
+		eachKey(t, func(name string, ft reflect.Type) {
+			if name == seg && found == nil {
+				found = ft
+			}
+		})
+		return found
+	}
+	return nil
+}
+
+// keyNames are the keys a struct t accepts.
+func keyNames(t reflect.Type) []string {
+	for t != nil && t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if t == nil || t.Kind() != reflect.Struct {
+		return nil
+	}
+	var names []string
+	eachKey(t, func(name string, _ reflect.Type) { names = append(names, name) })
+	return names
+}
+
+// eachKey calls fn with each key of struct t as the decoder names them
+// (the yaml tag, else the field's name in lower case; inline fields' keys
+// as their own) and the type of its value.
+func eachKey(t reflect.Type, fn func(name string, ft reflect.Type)) {
+	for i := range t.NumField() {
+		f := t.Field(i)
+		if !f.IsExported() {
+			continue
+		}
+		name, opts, _ := strings.Cut(f.Tag.Get("yaml"), ",")
+		if name == "-" {
+			continue
+		}
+		if strings.Contains(opts, "inline") {
+			ft := f.Type
+			for ft.Kind() == reflect.Pointer {
+				ft = ft.Elem()
+			}
+			if ft.Kind() == reflect.Struct {
+				eachKey(ft, fn)
+			}
+			continue
+		}
+		if name == "" {
+			name = strings.ToLower(f.Name)
+		}
+		fn(name, f.Type)
+	}
+}
+
+// distance is the Levenshtein distance between a and b, in runes.
+func distance(a, b string) int {
+	ra, rb := []rune(a), []rune(b)
+	prev, cur := make([]int, len(rb)+1), make([]int, len(rb)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(ra); i++ {
+		cur[0] = i
+		for j := 1; j <= len(rb); j++ {
+			cost := 1
+			if ra[i-1] == rb[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(rb)]
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/moteur/moteur/app"
 	"github.com/moteur/moteur/event"
+	"github.com/moteur/moteur/i18n"
 	"github.com/moteur/moteur/kb"
 )
 
@@ -73,12 +74,13 @@ func (c *cli) ask(ctx context.Context, g *globalFlags, f *askFlags, question str
 	if err != nil {
 		return err
 	}
+	q.RetryDelays = c.retryDelays
 	err = c.answer(ctx, q, question, f.json)
 	if err = errors.Join(err, q.Close()); err != nil {
 		return failure(err)
 	}
 	if !f.json {
-		fmt.Fprintf(c.stderr, "moteur: session %s (continue with: moteur ask --session %s QUESTION)\n", q.ID, q.ID)
+		fmt.Fprintf(c.stderr, "moteur: %s\n", i18n.AskSession(q.Settings.Lang, q.ID))
 	}
 	return nil
 }

@@ -3,13 +3,17 @@ package main
 import (
 	"context"
 	"crypto/rand"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"slices"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/moteur/moteur/app"
 	"github.com/moteur/moteur/tools"
@@ -38,6 +42,9 @@ type cli struct {
 	// tools are the constructors of the tools added after the built-ins
 	// (extraTools; tests add their own).
 	tools []func() tools.Tool
+	// retryDelays are the waits before the retries of a quick answer's
+	// model (nil: the engine's default; tests shorten them).
+	retryDelays []time.Duration
 }
 
 func newCLI(env func(string) string, stdin io.Reader, stdout, stderr io.Writer) *cli {
@@ -105,10 +112,155 @@ func (c *cli) rootCmd() *cobra.Command {
 	root.SetIn(c.stdin)
 	root.SetOut(c.stdout)
 	root.SetErr(c.stderr)
-	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
-		return &statusError{code: exitUsage, hint: true, err: err}
+	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
+		return &statusError{code: exitUsage, hint: true, err: flagError(cmd, err)}
 	})
+	root.Version = currentVersion().String()
+	root.SetVersionTemplate("moteur {{.Version}}\n")
 	root.PersistentFlags().StringVar(&g.lang, "lang", "", "language of messages and prompts: fr or en (default: the config file's lang, else $MOTEUR_LANG, else fr)")
 	root.AddCommand(c.runCmd(g), c.chatCmd(g), c.sessionsCmd(g), c.askCmd(g), c.kbCmd(g), c.mcpCmd(g), c.skillsCmd(g), c.agentsCmd(g), c.keysCmd(g), c.serveCmd(g), c.auditCmd(), c.versionCmd(), c.demoCmd(g))
+	suggestSubcommands(root)
 	return root
 }
+
+// suggestSubcommands makes an unknown subcommand, at every level of the
+// tree, a usage error that names the closest ones: cobra suggests only at
+// the root, and a group command's NoArgs says nothing of its subcommands.
+// Aliases and prefixes count, as in cobra's own suggestions.
+func suggestSubcommands(cmd *cobra.Command) {
+	cmd.SuggestionsMinimumDistance = 2
+	// The root's unknown commands are cobra's own, with its suggestions:
+	// an Args of the root's would be shadowed by its help.
+	if cmd.HasSubCommands() && cmd.HasParent() {
+		orig := cmd.Args
+		cmd.Args = func(cmd *cobra.Command, args []string) error {
+			if len(args) > 0 {
+				return unknownCommand(cmd, args[0])
+			}
+			if orig != nil {
+				return orig(cmd, args)
+			}
+			return nil
+		}
+	}
+	for _, sub := range cmd.Commands() {
+		suggestSubcommands(sub)
+	}
+}
+
+// unknownCommand is the usage error of name, not a subcommand of cmd.
+func unknownCommand(cmd *cobra.Command, name string) error {
+	msg := fmt.Sprintf("unknown command %q for %q", name, cmd.CommandPath())
+	if s := cmd.SuggestionsFor(name); len(s) > 0 {
+		msg += "; did you mean " + quotedList(s) + "?"
+	}
+	return usageErrorf("%s", msg)
+}
+
+// flagError rewrites the flag parser's errors for a person: a value that
+// does not parse says what the flag wants ("--limit: "abc" is not a
+// number", not strconv's words), and an unknown flag names the closest of
+// the command's flags.
+func flagError(cmd *cobra.Command, err error) error {
+	var bad *pflag.InvalidValueError
+	if errors.As(err, &bad) {
+		return fmt.Errorf("--%s: %s", bad.GetFlag().Name, badValue(bad))
+	}
+	var unknown *pflag.NotExistError
+	if errors.As(err, &unknown) && unknown.GetSpecifiedName() != "" {
+		if s := closestFlags(cmd, unknown.GetSpecifiedName()); len(s) > 0 {
+			return fmt.Errorf("%w; did you mean %s?", err, quotedList(s))
+		}
+	}
+	return err
+}
+
+// badValue says why the value of a flag was refused, in the terms of the
+// flag's type.
+func badValue(e *pflag.InvalidValueError) string {
+	v := e.GetValue()
+	switch t := e.GetFlag().Value.Type(); {
+	case strings.HasPrefix(t, "int"), strings.HasPrefix(t, "uint"):
+		return fmt.Sprintf("%q is not a number (want a whole number, e.g. 10)", v)
+	case strings.HasPrefix(t, "float"):
+		return fmt.Sprintf("%q is not a number", v)
+	case t == "duration":
+		return fmt.Sprintf("%q is not a duration (e.g. 30s, 5m, 1h30m)", v)
+	case t == "bool":
+		return fmt.Sprintf("%q is not true or false", v)
+	}
+	return e.Unwrap().Error()
+}
+
+// closestFlags are the long names of cmd's flags within two edits of name,
+// or that start with it.
+func closestFlags(cmd *cobra.Command, name string) []string {
+	var out []string
+	seen := map[string]bool{}
+	visit := func(f *pflag.Flag) {
+		if f.Hidden || seen[f.Name] {
+			return
+		}
+		seen[f.Name] = true
+		if runeDistance(name, f.Name) <= 2 || len(name) >= 3 && strings.HasPrefix(f.Name, name) {
+			out = append(out, "--"+f.Name)
+		}
+	}
+	cmd.Flags().VisitAll(visit)
+	cmd.InheritedFlags().VisitAll(visit)
+	return out
+}
+
+func quotedList(names []string) string {
+	q := make([]string, len(names))
+	for i, n := range names {
+		q[i] = strconv.Quote(n)
+	}
+	return strings.Join(q, " or ")
+}
+
+// runeDistance is the Levenshtein distance between a and b, in runes.
+func runeDistance(a, b string) int {
+	ra, rb := []rune(a), []rune(b)
+	prev := make([]int, len(rb)+1)
+	cur := make([]int, len(rb)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(ra); i++ {
+		cur[0] = i
+		for j := 1; j <= len(rb); j++ {
+			cost := 1
+			if ra[i-1] == rb[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(rb)]
+}
+
+// choiceValue is a string flag whose value must be one of choices: any
+// other is refused by the parser, a usage error (exit 2) that lists them.
+// Use it with Flags().Var(newChoice(&v, def, choices...), name, usage).
+type choiceValue struct {
+	p       *string
+	choices []string
+}
+
+func newChoice(p *string, def string, choices ...string) *choiceValue {
+	*p = def
+	return &choiceValue{p: p, choices: choices}
+}
+
+func (v *choiceValue) Set(s string) error {
+	if !slices.Contains(v.choices, s) {
+		return fmt.Errorf("%q is not one of %s", s, strings.Join(v.choices, ", "))
+	}
+	*v.p = s
+	return nil
+}
+
+func (v *choiceValue) String() string { return *v.p }
+func (v *choiceValue) Type() string   { return "string" }

@@ -14,10 +14,12 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/moteur/moteur/i18n"
 	"github.com/moteur/moteur/llm"
 	"github.com/moteur/moteur/provider"
 )
@@ -32,6 +34,12 @@ type Config struct {
 	BaseURL string
 	// APIKey is sent as "Authorization: Bearer <APIKey>" when set.
 	APIKey string
+	// APIKeyEnv names the variable APIKey was read from, for the error of
+	// a refused authentication while it was unset ("": none named).
+	APIKeyEnv string
+	// Lang is the language of the messages that say what to do about a
+	// failure (the zero value is French, as everywhere in Moteur).
+	Lang i18n.Lang
 	// Model is the model asked for when a request does not name one.
 	// Required.
 	Model string
@@ -62,7 +70,10 @@ type Client struct {
 	name     string
 	model    string
 	endpoint string
+	base     string
 	apiKey   string
+	keyEnv   string
+	lang     i18n.Lang
 	http     *http.Client
 	headers  map[string]string
 	// noThinking holds NoThinking's fields, without their braces.
@@ -85,7 +96,10 @@ func New(cfg Config) (*Client, error) {
 		name:     cfg.Name,
 		model:    cfg.Model,
 		endpoint: endpoint,
+		base:     cfg.BaseURL,
 		apiKey:   cfg.APIKey,
+		keyEnv:   cfg.APIKeyEnv,
+		lang:     cfg.Lang,
 		http:     cfg.HTTPClient,
 		headers:  maps.Clone(cfg.Headers),
 		local:    cfg.Local,
@@ -196,16 +210,24 @@ func (c *Client) send(ctx context.Context, req llm.Request, model string) (*http
 	c.setHeaders(hreq.Header)
 	resp, err := c.http.Do(hreq)
 	if err != nil {
-		return nil, transportError(ctx, c.name, err)
+		return nil, transportError(ctx, c.origin(), err)
 	}
 	if resp.StatusCode != http.StatusOK {
 		defer resp.Body.Close()
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		return nil, statusError(c.name, resp)
+		err := statusError(c.origin(), resp)
+		if resp.StatusCode == http.StatusNotFound {
+			err = c.unknownModel(ctx, model, err)
+		}
+		return nil, err
 	}
 	return resp, nil
+}
+
+func (c *Client) origin() origin {
+	return origin{name: c.name, base: c.base, keyEnv: c.keyEnv, keySet: c.apiKey != "", lang: c.lang}
 }
 
 func (c *Client) setHeaders(h http.Header) {
@@ -274,4 +296,70 @@ func looksLikeJSON(br *bufio.Reader) bool {
 // without one, drawn on first use: most servers send ids.
 func lazyStamp() func() string {
 	return sync.OnceValue(func() string { return strings.ToLower(rand.Text()[:8]) })
+}
+
+// maxListed bounds the model names a 404 lists: enough to spot the right
+// one, not a screenful of a gateway's catalogue.
+const maxListed = 20
+
+// unknownModel adds to err, the error of a 404 answer to a chat request,
+// the models the server lists at GET {base}/models when model is not among
+// them: a 404 there most often means a misspelt model name. A server that
+// lists nothing, or cannot, leaves err as it is.
+func (c *Client) unknownModel(ctx context.Context, model string, err error) error {
+	served, lerr := c.listModels(ctx)
+	if lerr != nil || len(served) == 0 || slices.Contains(served, model) {
+		return err
+	}
+	if len(served) > maxListed {
+		served = append(served[:maxListed:maxListed], "…")
+	}
+	var pe *provider.Error
+	if errors.As(err, &pe) {
+		pe.Message += ": " + i18n.ModelNotServed(c.lang, model, served)
+	}
+	return err
+}
+
+// listModels asks the server for the ids of its models (the OpenAI
+// GET /models answer, which llama.cpp, vLLM, Ollama and LM Studio give
+// too), sorted.
+func (c *Client) listModels(ctx context.Context) ([]string, error) {
+	u, err := serviceURL(c.base, "/models")
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
+	if err != nil {
+		return nil, err
+	}
+	c.setHeaders(req.Header)
+	req.Header.Del("Content-Type")
+	req.Header.Set("Accept", "application/json")
+	resp, err := c.http.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("GET %s: HTTP %d", u, resp.StatusCode)
+	}
+	var list struct {
+		Data []struct {
+			ID string `json:"id"`
+		} `json:"data"`
+	}
+	if err := json.NewDecoder(io.LimitReader(resp.Body, 1<<20)).Decode(&list); err != nil {
+		return nil, fmt.Errorf("GET %s: %w", u, err)
+	}
+	ids := make([]string, 0, len(list.Data))
+	for _, m := range list.Data {
+		if m.ID != "" {
+			ids = append(ids, m.ID)
+		}
+	}
+	slices.Sort(ids)
+	return ids, nil
 }

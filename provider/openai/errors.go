@@ -9,10 +9,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
+	"syscall"
 
+	"github.com/moteur/moteur/i18n"
 	"github.com/moteur/moteur/provider"
 )
 
@@ -29,15 +33,33 @@ type serverError struct {
 	Message, Type, Code string
 }
 
+// origin is what an error needs to say where it came from and what to do:
+// the provider's name, the base URL it was configured with, the variable
+// its key comes from and whether that variable was set, and the language
+// of the person who reads it.
+type origin struct {
+	name, base string
+	// keyEnv names the variable of the key ("": none named); keySet
+	// reports that the key is not empty.
+	keyEnv string
+	keySet bool
+	lang   i18n.Lang
+}
+
 // statusError turns an HTTP answer other than 200 into a classified error.
-func statusError(name string, resp *http.Response) error {
+// A refused authentication with no key, although the configuration named
+// the variable to take it from, says that the variable is not set.
+func statusError(o origin, resp *http.Response) error {
 	body, readErr := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
 	se, ok := parseErrorBody(body)
 	if !ok || se.Message == "" {
 		se.Message = fallbackMessage(body, resp.StatusCode)
 	}
+	if (resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden) && o.keyEnv != "" && !o.keySet {
+		se.Message += ": " + i18n.KeyVarUnset(o.lang, o.keyEnv)
+	}
 	return &provider.Error{
-		Provider: name,
+		Provider: o.name,
 		Kind:     classify(resp.StatusCode, se),
 		Status:   resp.StatusCode,
 		Type:     se.Type,
@@ -214,8 +236,10 @@ func containsAny(s string, subs []string) bool {
 
 // transportError classifies a failure to get an answer or to read it. The
 // context's own error is returned as it is, so that callers can tell their
-// cancellation from the server's failure.
-func transportError(ctx context.Context, name string, err error) error {
+// cancellation from the server's failure. The message says the URL once
+// (net/http's own error repeats it after the method), and a server that
+// could not be reached is named with the question to ask.
+func transportError(ctx context.Context, o origin, err error) error {
 	if ctxErr := ctx.Err(); ctxErr != nil {
 		return ctxErr
 	}
@@ -223,7 +247,41 @@ func transportError(ctx context.Context, name string, err error) error {
 	if permanentTransport(err) {
 		kind = provider.Permanent
 	}
-	return &provider.Error{Provider: name, Kind: kind, Message: err.Error(), Err: err}
+	msg := err.Error()
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		msg = ue.Err.Error()
+	}
+	if cause, ok := unreachable(err); ok {
+		msg = i18n.ServerUnreachable(o.lang, o.base, cause)
+	}
+	return &provider.Error{Provider: o.name, Kind: kind, Message: msg, Err: err}
+}
+
+// unreachable reports a failure to connect at all — nothing listens on the
+// port, the host name does not resolve, no route — with its cause in a
+// few words.
+func unreachable(err error) (cause string, ok bool) {
+	var dns *net.DNSError
+	if errors.As(err, &dns) {
+		if dns.IsNotFound {
+			return "no such host " + dns.Name, true
+		}
+		return dns.Error(), true
+	}
+	var op *net.OpError
+	if !errors.As(err, &op) || op.Op != "dial" {
+		return "", false
+	}
+	switch {
+	case errors.Is(err, syscall.ECONNREFUSED):
+		return "connection refused", true
+	case errors.Is(err, syscall.EHOSTUNREACH), errors.Is(err, syscall.ENETUNREACH):
+		return "no route to host", true
+	case op.Timeout():
+		return "connection timed out", true
+	}
+	return op.Err.Error(), true
 }
 
 // permanentTransport reports failures that a retry will not mend: a

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/moteur/moteur/i18n"
 	"github.com/moteur/moteur/provider"
 )
 
@@ -44,6 +45,9 @@ type postConfig struct {
 	httpClient            *http.Client
 	headers               map[string]string
 	sleep                 func(ctx context.Context, d time.Duration) error
+	// lang is the language of the messages that say what to do about a
+	// failure.
+	lang i18n.Lang
 }
 
 // poster sends JSON requests to one endpoint and retries transient
@@ -51,6 +55,8 @@ type postConfig struct {
 type poster struct {
 	name     string
 	endpoint string
+	base     string
+	lang     i18n.Lang
 	apiKey   string
 	http     *http.Client
 	headers  map[string]string
@@ -66,6 +72,8 @@ func newPoster(cfg postConfig) (*poster, error) {
 	p := &poster{
 		name:     "openai",
 		endpoint: endpoint,
+		base:     cfg.baseURL,
+		lang:     cfg.lang,
 		apiKey:   cfg.apiKey,
 		http:     cfg.httpClient,
 		headers:  maps.Clone(cfg.headers),
@@ -189,20 +197,24 @@ func (p *poster) once(ctx context.Context, body []byte, decode func([]byte) erro
 	p.setHeaders(req.Header)
 	resp, err := p.http.Do(req)
 	if err != nil {
-		return -1, transportError(ctx, p.name, err)
+		return -1, transportError(ctx, p.origin(), err)
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
 		if err := ctx.Err(); err != nil {
 			return -1, err
 		}
-		return parseRetryAfter(resp.Header.Get("Retry-After")), statusError(p.name, resp)
+		return parseRetryAfter(resp.Header.Get("Retry-After")), statusError(p.origin(), resp)
 	}
 	data, err := p.read(ctx, resp.Body)
 	if err != nil {
 		return -1, err
 	}
 	return -1, decode(data)
+}
+
+func (p *poster) origin() origin {
+	return origin{name: p.name, base: p.base, keySet: p.apiKey != "", lang: p.lang}
 }
 
 func (p *poster) setHeaders(h http.Header) {
