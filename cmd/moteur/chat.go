@@ -15,25 +15,32 @@ import (
 
 func (c *cli) chatCmd(g *globalFlags) *cobra.Command {
 	f := &agentFlags{}
+	var plain bool
 	cmd := &cobra.Command{
 		Use:   "chat [flags]",
 		Short: "Talk with an agent, turn after turn",
-		Long: "Talk with an agent in the terminal: each line is a prompt, answered like moteur run answers it.\n" +
-			"End a line with \\ to continue the prompt on the next one.\n\n" +
-			"Ctrl-C during a turn stops that turn only; Ctrl-C at the prompt, Ctrl-D, /exit or /quit ends the chat.\n" +
-			"/session prints the session id, /help the commands.\n\n" +
-			"With --session ID the chat continues that stored session (see moteur run --help).\n" +
-			"With standard input not a terminal, prompts are read from it line by line and the first\n" +
-			"turn that fails ends the chat with exit status 1.\n\n" +
+		Long: "Talk with an agent in the terminal. On a terminal this is a full-screen interface: the answer\n" +
+			"streams and shows as Markdown, each tool call is a live line, a permission request opens a dialog\n" +
+			"with the command or the diff of the write (y yes, n no with a reason, a always, w with the network).\n" +
+			"Enter sends, Alt-Enter or Ctrl-J starts a new line, Up/Down walk the history (kept per project),\n" +
+			"PgUp/PgDn scroll. Ctrl-C cancels the turn at once, twice within 2 s quits; at the prompt it clears\n" +
+			"the line, and on an empty line it quits (Ctrl-D too). /help lists the commands.\n\n" +
+			"With --plain, or standard input not a terminal, prompts are read line by line: end a line with \\\n" +
+			"to continue the prompt on the next one; Ctrl-C during a turn stops that turn only; Ctrl-C at the\n" +
+			"prompt, Ctrl-D, /exit or /quit ends the chat. Off a terminal the first turn that fails ends the\n" +
+			"chat with exit status 1.\n\n" +
+			"With --session ID the chat continues that stored session, with -c the project's latest one\n" +
+			"(see moteur run --help).\n\n" +
 			agentHelp,
 		Example: "  moteur chat\n" +
 			"  moteur chat --mode confirm\n" +
 			"  moteur chat --session s-20260101T120000-0123456789abcdef",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return failure(c.chat(cmd.Context(), g, f))
+			return failure(c.chat(cmd.Context(), g, f, plain))
 		},
 	}
+	cmd.Flags().BoolVar(&plain, "plain", false, "on a terminal too, read prompts line by line instead of the full-screen interface")
 	addAgentFlags(cmd, f)
 	c.addSessionFlags(cmd, &f.session)
 	return cmd
@@ -47,7 +54,7 @@ const (
 	chatLineEscape = `\`
 )
 
-func (c *cli) chat(ctx context.Context, g *globalFlags, f *agentFlags) (err error) {
+func (c *cli) chat(ctx context.Context, g *globalFlags, f *agentFlags, plain bool) (err error) {
 	if err := checkAgentFlags(g, f); err != nil {
 		return err
 	}
@@ -68,6 +75,9 @@ func (c *cli) chat(ctx context.Context, g *globalFlags, f *agentFlags) (err erro
 			err = fmt.Errorf("session %s: %w", a.ID, cerr)
 		}
 	}()
+	if c.stdinTTY && isTerminal(c.stdout) && !plain {
+		return c.chatTUI(ctx, a)
+	}
 
 	interactive := c.stdinTTY
 	// The model a session starts with is the first provider's.
@@ -188,7 +198,7 @@ func (c *cli) readPrompt(ctx context.Context, lines *lineReader, interactive boo
 }
 
 // chatTurn runs one turn of the chat. Ctrl-C during the turn cancels it:
-// the engine closes it (rescue synthesis, TurnCompleted in the log) and the
+// the engine closes it (no further model request, TurnCompleted cancelled in the log) and the
 // chat goes on; a second Ctrl-C while it closes kills the process, as in
 // moteur run. An interrupted turn is not an error.
 func (c *cli) chatTurn(ctx context.Context, a *agent, prompt string) error {

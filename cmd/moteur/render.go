@@ -7,9 +7,9 @@ import (
 	"strings"
 	"time"
 	"unicode"
-	"unicode/utf8"
 
 	"github.com/moteur/moteur/cite"
+	"github.com/moteur/moteur/cmd/moteur/tui"
 	"github.com/moteur/moteur/event"
 )
 
@@ -282,15 +282,7 @@ func cleanTerminal(s string) string {
 }
 
 // oneLine squeezes s onto one line of at most n runes, for summaries.
-func oneLine(s string, n int) string {
-	s = strings.Join(strings.FieldsFunc(s, func(c rune) bool {
-		return unicode.IsSpace(c) || unicode.IsControl(c)
-	}), " ")
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	return string([]rune(s)[:n-1]) + "…"
-}
+func oneLine(s string, n int) string { return tui.OneLine(s, n) }
 
 // errorEventText is an Error event as a message: a refused send says that
 // nothing was sent, and its message names the rule that refused it.
