@@ -13,9 +13,12 @@ package cite
 import (
 	"cmp"
 	"context"
+	"path"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 )
 
@@ -33,14 +36,33 @@ type Ref struct {
 	Alias string `json:"alias"`
 	Kind  string `json:"kind"`
 	// ID is the stored id of the thing (base, document or chunk).
-	ID       string  `json:"id"`
-	Base     string  `json:"base,omitempty"`
-	BaseName string  `json:"base_name,omitempty"`
-	Document string  `json:"document,omitempty"`
-	Title    string  `json:"title,omitempty"`
-	Path     string  `json:"path,omitempty"`
-	Headings string  `json:"headings,omitempty"`
-	Score    float64 `json:"score,omitempty"`
+	ID       string `json:"id"`
+	Base     string `json:"base,omitempty"`
+	BaseName string `json:"base_name,omitempty"`
+	Document string `json:"document,omitempty"`
+	Title    string `json:"title,omitempty"`
+	Path     string `json:"path,omitempty"`
+	Headings string `json:"headings,omitempty"`
+	// Page is where a chunk starts in a document with pages (PDF),
+	// 1-based; 0 when unknown.
+	Page  int     `json:"page,omitempty"`
+	Score float64 `json:"score,omitempty"`
+}
+
+// Where is the place a user looks the ref up: the file name, its page
+// when known, and the section ("libtasn1.pdf p. 12 › 4 Functions").
+func (r Ref) Where() string {
+	where := path.Base(filepath.ToSlash(r.Path))
+	if r.Path == "" {
+		where = ""
+	}
+	if r.Page > 0 {
+		where = strings.TrimSpace(where + " p. " + strconv.Itoa(r.Page))
+	}
+	if r.Headings != "" {
+		where = strings.TrimSpace(where + " › " + r.Headings)
+	}
+	return where
 }
 
 // Table maps aliases to refs for one session.

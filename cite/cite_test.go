@@ -82,3 +82,19 @@ func TestTableInContext(t *testing.T) {
 		t.Fatal("table not carried by the context")
 	}
 }
+
+func TestWhereShowsFilePageAndSection(t *testing.T) {
+	for _, c := range []struct {
+		ref  Ref
+		want string
+	}{
+		{Ref{Path: "/usr/share/doc/libtasn1.pdf", Page: 12}, "libtasn1.pdf p. 12"},
+		{Ref{Path: "/d/libtasn1.pdf", Page: 3, Headings: "4 Functions"}, "libtasn1.pdf p. 3 › 4 Functions"},
+		{Ref{Path: "notes.md", Headings: "A > B"}, "notes.md › A > B"},
+		{Ref{Path: "notes.md"}, "notes.md"},
+	} {
+		if got := c.ref.Where(); got != c.want {
+			t.Errorf("Where(%+v) = %q, want %q", c.ref, got, c.want)
+		}
+	}
+}

@@ -68,7 +68,7 @@ func (s *Store) loadHits(ctx context.Context, rows []int64) (map[int64]Hit, erro
 	for i, r := range rows {
 		args[i], marks[i] = r, "?"
 	}
-	q := `SELECT c.rowid, c.id, c.idx, c.kind, c.headings, c.text, c.terms, c.embedding,
+	q := `SELECT c.rowid, c.id, c.idx, c.kind, c.page, c.headings, c.text, c.terms, c.embedding,
 		d.id, d.title, d.path, d.classified, k.id, k.name
 		FROM kb_chunks c JOIN kb_documents d ON d.rowid = c.doc JOIN kbs k ON k.rowid = c.kb
 		WHERE c.rowid IN (` + strings.Join(marks, ",") + `)`
@@ -81,7 +81,7 @@ func (s *Store) loadHits(ctx context.Context, rows []int64) (map[int64]Hit, erro
 	for res.Next() {
 		var h Hit
 		var blob []byte
-		if err := res.Scan(&h.row, &h.Chunk, &h.Index, &h.Kind, &h.Headings, &h.Text, &h.terms, &blob,
+		if err := res.Scan(&h.row, &h.Chunk, &h.Index, &h.Kind, &h.Page, &h.Headings, &h.Text, &h.terms, &blob,
 			&h.Document, &h.Title, &h.Path, &h.Classified, &h.Base, &h.BaseName); err != nil {
 			return nil, fmt.Errorf("search: %w", err)
 		}

@@ -24,8 +24,8 @@ import (
 
 // IngestOptions tunes one ingestion. Zero values are defaults.
 type IngestOptions struct {
-	// Progress, when set, is called after each file, from one goroutine at
-	// a time.
+	// Progress, when set, is called after each file and after each page of
+	// a paged document (PDF) being parsed, from one goroutine at a time.
 	Progress func(Progress)
 	// Workers parse, chunk and embed files in parallel; 0 means up to 4.
 	Workers int
@@ -40,6 +40,10 @@ type Progress struct {
 	Bytes            int64 // bytes of the files done
 	Elapsed          time.Duration
 	Last             FileReport
+	// Parsing is the paged document being parsed, PagesDone of its Pages
+	// done; empty when the call reports a file done.
+	Parsing          string
+	PagesDone, Pages int
 }
 
 // File statuses in FileReport.Status.
@@ -94,7 +98,19 @@ func (s *Store) Ingest(ctx context.Context, name string, paths []string, opt Ing
 	}
 	start := s.now()
 	rep := IngestReport{Base: b.Name, Files: make([]FileReport, len(files))}
-	err = s.ingestAll(ctx, b, files, opt, func(i int, fr FileReport) {
+	var mu sync.Mutex // the workers report pages, this goroutine files
+	var pages func(path string, done, total int)
+	if opt.Progress != nil {
+		pages = func(path string, done, total int) {
+			mu.Lock()
+			defer mu.Unlock()
+			opt.Progress(Progress{Files: len(files), FilesDone: rep.done(), Chunks: rep.Chunks,
+				Bytes: rep.Bytes, Elapsed: s.now().Sub(start), Parsing: path, PagesDone: done, Pages: total})
+		}
+	}
+	err = s.ingestAll(ctx, b, files, opt, pages, func(i int, fr FileReport) {
+		mu.Lock()
+		defer mu.Unlock()
 		rep.Files[i] = fr
 		rep.add(fr)
 		if opt.Progress != nil {
@@ -153,7 +169,7 @@ const (
 // ingestAll prepares the files in workers (read, parse, chunk, embed) and
 // writes them from this goroutine in group commits; done is called once
 // per file, in completion order, from this goroutine.
-func (s *Store) ingestAll(ctx context.Context, b Base, files []string, opt IngestOptions, done func(int, FileReport)) error {
+func (s *Store) ingestAll(ctx context.Context, b Base, files []string, opt IngestOptions, pages func(string, int, int), done func(int, FileReport)) error {
 	ctx, stop := context.WithCancelCause(ctx)
 	defer stop(nil)
 	workers := opt.Workers
@@ -168,7 +184,7 @@ func (s *Store) ingestAll(ctx context.Context, b Base, files []string, opt Inges
 		go func() {
 			defer wg.Done()
 			for i := range jobs {
-				p := s.prepareFile(ctx, b, files[i], opt.Limits)
+				p := s.prepareFile(ctx, b, files[i], opt.Limits, pages)
 				p.i = i
 				ready <- p
 			}
@@ -219,7 +235,7 @@ func gather(first *prepared, ready <-chan *prepared) []*prepared {
 
 // prepareFile reads, parses, chunks and embeds one file; the result needs
 // writing unless its report already says unchanged or failed.
-func (s *Store) prepareFile(ctx context.Context, b Base, path string, lim parse.Limits) *prepared {
+func (s *Store) prepareFile(ctx context.Context, b Base, path string, lim parse.Limits, pages func(string, int, int)) *prepared {
 	p := &prepared{fr: FileReport{Path: path}}
 	data, err := readLimited(path, lim)
 	if err != nil {
@@ -243,7 +259,11 @@ func (s *Store) prepareFile(ctx context.Context, b Base, path string, lim parse.
 		p.fr.Status = StatusUnchanged
 		return p
 	}
-	doc, err := parse.Bytes(filepath.Base(path), data)
+	var progress parse.PageProgress
+	if pages != nil {
+		progress = func(done, total int) { pages(path, done, total) }
+	}
+	doc, err := parse.BytesWithProgress(filepath.Base(path), data, progress)
 	if err != nil {
 		return p.fail(err)
 	}

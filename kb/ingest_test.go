@@ -175,7 +175,7 @@ func TestVanishingFile(t *testing.T) {
 	s := openTest(t, Config{})
 	b := mustCreate(t, s, "docs", CreateOptions{})
 	var reports []FileReport
-	err = s.ingestAll(context.Background(), b, files, IngestOptions{}, func(_ int, fr FileReport) { reports = append(reports, fr) })
+	err = s.ingestAll(context.Background(), b, files, IngestOptions{}, nil, func(_ int, fr FileReport) { reports = append(reports, fr) })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -274,7 +274,7 @@ func TestGroupCommitIsolatesAFailure(t *testing.T) {
 	b, _ := s.Base(context.Background(), "docs")
 	var batch []*prepared
 	for _, p := range paths {
-		batch = append(batch, s.prepareFile(context.Background(), b, p, parse.Limits{}))
+		batch = append(batch, s.prepareFile(context.Background(), b, p, parse.Limits{}, nil))
 	}
 	s.commit(context.Background(), b, batch) // one batch: the failure must not take the others along
 	added := 0

@@ -62,6 +62,9 @@ CREATE TABLE kb_chunks (
 );
 CREATE INDEX kb_chunks_by_kb ON kb_chunks (kb);
 `,
+	// The page where a chunk starts, for documents with pages (PDF); 0
+	// when unknown, as for the chunks stored before.
+	`ALTER TABLE kb_chunks ADD COLUMN page INTEGER NOT NULL DEFAULT 0;`,
 }
 
 // migrate brings the schema up to date, one transaction per migration.

@@ -32,6 +32,7 @@ type ChunkInfo struct {
 	Index    int    `json:"index"`
 	Kind     string `json:"kind"`
 	Headings string `json:"headings,omitempty"`
+	Page     int    `json:"page,omitempty"` // where it starts in a document with pages; 0 when unknown
 	Text     string `json:"text"`
 }
 
@@ -80,11 +81,11 @@ func (s *Store) Documents(ctx context.Context, base, keyword string, page, pageS
 	return docs, total, nil
 }
 
-const chunkColumns = `c.id, d.id, c.idx, c.kind, c.headings, c.text`
+const chunkColumns = `c.id, d.id, c.idx, c.kind, c.page, c.headings, c.text`
 
 func scanChunk(r scanner) (ChunkInfo, error) {
 	var c ChunkInfo
-	err := r.Scan(&c.ID, &c.Document, &c.Index, &c.Kind, &c.Headings, &c.Text)
+	err := r.Scan(&c.ID, &c.Document, &c.Index, &c.Kind, &c.Page, &c.Headings, &c.Text)
 	return c, err
 }
 

@@ -50,7 +50,10 @@ type Hit struct {
 	Headings string `json:"headings,omitempty"`
 	Index    int    `json:"index"`
 	Kind     string `json:"kind"`
-	Text     string `json:"text"`
+	// Page is where the passage starts in a document with pages (PDF),
+	// 1-based; 0 when unknown.
+	Page int    `json:"page,omitempty"`
+	Text string `json:"text"`
 	// Score is the hit's final relevance in [0, 1]: the rerank score when
 	// reranked, else the fused score relative to the best possible, else
 	// the one index's score.

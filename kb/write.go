@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"strings"
 
 	"github.com/moteur/moteur/kb/analyze"
@@ -30,6 +31,17 @@ func (s *Store) stored(ctx context.Context, b Base, path string) (hash, classifi
 		return "", "", nil
 	}
 	return hash, classified, err
+}
+
+// storedMeta is a document's metadata as stored: without the page
+// starts, which the chunks' pages already hold.
+func storedMeta(meta map[string]string) map[string]string {
+	if _, ok := meta[parse.MetaPageBlocks]; !ok {
+		return meta
+	}
+	out := maps.Clone(meta)
+	delete(out, parse.MetaPageBlocks)
+	return out
 }
 
 // headingPath renders a heading path as the tools show it.
@@ -105,7 +117,7 @@ func writeDocument(ctx context.Context, tx *sql.Tx, b Base, id string, d storedD
 		return false, err
 	}
 	warnings, _ := json.Marshal(d.doc.Warnings)
-	meta, _ := json.Marshal(d.doc.Meta)
+	meta, _ := json.Marshal(storedMeta(d.doc.Meta))
 	res, err := tx.ExecContext(ctx, `INSERT INTO kb_documents (id, kb, path, title, format, sha256, size, chunks,
 		warnings, meta, classified, ingested_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		id, b.rowid, d.path, d.doc.Title, d.doc.Format, d.hash, d.size, len(chunks), string(warnings), string(meta), d.classified, now)
@@ -120,8 +132,8 @@ func writeDocument(ctx context.Context, tx *sql.Tx, b Base, id string, d storedD
 }
 
 func insertChunks(ctx context.Context, tx *sql.Tx, b Base, doc int64, docID, title string, chunks []chunk.Chunk, vecs [][]float32) error {
-	ins, err := tx.PrepareContext(ctx, `INSERT INTO kb_chunks (id, kb, doc, idx, kind, headings, text, start, terms, embedding)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+	ins, err := tx.PrepareContext(ctx, `INSERT INTO kb_chunks (id, kb, doc, idx, kind, headings, text, start, terms, embedding, page)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
 	if err != nil {
 		return err
 	}
@@ -138,7 +150,7 @@ func insertChunks(ctx context.Context, tx *sql.Tx, b Base, doc int64, docID, tit
 		}
 		heads := headingPath(c.Headings)
 		terms := analyze.Join(analyze.QueryTerms(c.Text, analyze.Options{}))
-		res, err := ins.ExecContext(ctx, fmt.Sprintf("%s-%d", docID, c.Index), b.rowid, doc, c.Index, c.Kind, heads, c.Text, c.Start, terms, blob)
+		res, err := ins.ExecContext(ctx, fmt.Sprintf("%s-%d", docID, c.Index), b.rowid, doc, c.Index, c.Kind, heads, c.Text, c.Start, terms, blob, c.Page)
 		if err != nil {
 			return err
 		}

@@ -24,7 +24,7 @@ func newContext(res kb.Result, table *cite.Table) *passages {
 	p := &passages{table: table}
 	for _, h := range res.Hits {
 		r := cite.Ref{Kind: cite.Chunk, ID: h.Chunk, Base: h.Base, BaseName: h.BaseName, Document: h.Document,
-			Title: h.Title, Path: h.Path, Headings: h.Headings, Score: h.Score}
+			Title: h.Title, Path: h.Path, Headings: h.Headings, Page: h.Page, Score: h.Score}
 		r.Alias = p.table.Alias(r)
 		p.sources = append(p.sources, r)
 		p.classified = append(p.classified, h.Classified)

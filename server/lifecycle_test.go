@@ -134,9 +134,17 @@ func mustAtoi(t *testing.T, s string) int64 {
 
 func TestKnowledgeChatIsTheQuickAnswer(t *testing.T) {
 	ts := newTestServer(t, testOptions{}, openaitest.Answer("from the documents"))
+	// With no base at all the question cannot be searched: the stream
+	// says so, and nothing is stored (no session begins).
 	id := ts.newSession()
-	resp := ts.do("POST", "/api/v1/knowledge-chat/"+id, ts.key, map[string]any{"query": "what do the docs say?"})
-	frames := streamOf(t, resp).rest(t)
+	frames := streamOf(t, ts.do("POST", "/api/v1/knowledge-chat/"+id, ts.key, map[string]any{"query": "what do the docs say?"})).rest(t)
+	if len(frames) != 1 || frames[0].event != "error" || !strings.Contains(strings.Join(frames[0].data, ""), "no knowledge base yet") {
+		t.Fatalf("knowledge-chat with no base: %s %+v, want one error frame naming the missing base", frameTypes(frames), frames)
+	}
+	wantError(t, ts.do("GET", "/api/v1/sessions/"+id, ts.key, nil), http.StatusNotFound, CodeUnknownSession)
+	decodeJSON(t, ts.do("POST", "/api/v1/knowledge-bases", ts.key, map[string]any{"name": "docs"}), http.StatusCreated, &map[string]any{})
+
+	frames = streamOf(t, ts.do("POST", "/api/v1/knowledge-chat/"+id, ts.key, map[string]any{"query": "what do the docs say?"})).rest(t)
 	var started string
 	for _, f := range frames {
 		if f.event == string(event.SessionStarted) {

@@ -132,6 +132,10 @@ func (p *progress) update(pr kb.Progress) {
 	filled := barWidth * pr.FilesDone / pr.Files
 	bar := strings.Repeat("█", filled) + strings.Repeat("░", barWidth-filled)
 	name := oneLine(shortPath(pr.Last.Path), 40)
+	if pr.Parsing != "" {
+		// A long document reports its pages, so the line moves on it too.
+		name = fmt.Sprintf("%s p. %d/%d", oneLine(shortPath(pr.Parsing), 32), pr.PagesDone, pr.Pages)
+	}
 	fmt.Fprintf(p.w, "\r\x1b[2K%s %d/%d files · %d passages · %s · %s", bar, pr.FilesDone, pr.Files, pr.Chunks,
 		rate(p.ingested, pr.Elapsed), name)
 	p.drawn = true

@@ -67,6 +67,9 @@ func (c *cli) printHits(res kb.Result, modeChosen bool) {
 	}
 	for i, h := range res.Hits {
 		where := filepath.Base(h.Path)
+		if h.Page > 0 {
+			where += fmt.Sprintf(" p. %d", h.Page)
+		}
 		if h.Headings != "" {
 			where += " › " + h.Headings
 		}

@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"path/filepath"
 	"strings"
 	"time"
 	"unicode"
@@ -311,11 +310,7 @@ func (r *renderer) sources(cits []cite.Ref) {
 	r.endLine()
 	r.write("\nSources:\n")
 	for _, c := range cits {
-		where := filepath.Base(c.Path)
-		if c.Headings != "" {
-			where += " › " + c.Headings
-		}
-		r.write(fmt.Sprintf("  [%s] %s — %s\n", c.Alias, oneLine(c.Title, 80), oneLine(where, 120)))
+		r.write(fmt.Sprintf("  [%s] %s — %s\n", c.Alias, oneLine(c.Title, 80), oneLine(c.Where(), 120)))
 	}
 }
 

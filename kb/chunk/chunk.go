@@ -37,6 +37,7 @@ type Chunk struct {
 	Headings []string // heading path of the chunk's first block, its section's own heading included
 	Kind     string   // "text", "code" or "table"
 	Start    int      // rune offset of the chunk's start in the document's reading order (concatenation of block texts), for positions
+	Page     int      // page (1-based) where the chunk starts, for documents with pages (PDF); 0 when unknown
 }
 
 // Chunk kinds.
@@ -96,13 +97,23 @@ func (c Config) clamped() (size, overlap int) {
 // Split cuts doc into chunks in reading order. An invalid cfg is clamped
 // to the nearest valid one (see Validate to report it instead).
 //
+// A document with pages (parse.Document.BlockPages) is cut at each page
+// too, and each chunk carries its page.
+//
 // Start offsets count runes in the concatenation of the blocks' texts,
 // where a table's text is its header and rows joined by "\n".
 func Split(doc parse.Document, cfg Config) []Chunk {
 	size, overlap := cfg.clamped()
 	s := splitter{size: size, overlap: overlap}
+	pages := doc.BlockPages()
 	pos := 0
-	for _, b := range doc.Blocks {
+	for i, b := range doc.Blocks {
+		if pages != nil && (len(s.pages) == 0 || s.pages[len(s.pages)-1].page != pages[i]) {
+			// A new page closes the chunk: a passage is cited by the page
+			// it is on.
+			s.flush()
+			s.pages = append(s.pages, pageMark{start: pos, page: pages[i]})
+		}
 		s.block(b, pos)
 		pos += blockLen(b)
 	}

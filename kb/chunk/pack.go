@@ -1,6 +1,7 @@
 package chunk
 
 import (
+	"sort"
 	"strings"
 	"unicode/utf8"
 
@@ -21,6 +22,20 @@ type splitter struct {
 	prefixStart int      // offset of the first pending heading
 
 	cur *open // chunk being filled; nil when none
+
+	pages []pageMark // where each page starts in reading order; nil when the document has no pages
+}
+
+// pageMark says that the text from offset start on is on page.
+type pageMark struct{ start, page int }
+
+// pageAt is the page of the text at offset pos, 0 when unknown.
+func (s *splitter) pageAt(pos int) int {
+	i := sort.Search(len(s.pages), func(i int) bool { return s.pages[i].start > pos })
+	if i == 0 {
+		return 0
+	}
+	return s.pages[i-1].page
 }
 
 // open is a chunk being filled with parts joined by partSep.
@@ -149,6 +164,7 @@ func (s *splitter) emit(kind, text string, start int) {
 		Headings: s.path,
 		Kind:     kind,
 		Start:    start,
+		Page:     s.pageAt(start),
 	})
 }
 

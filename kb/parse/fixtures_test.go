@@ -9,26 +9,14 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/moteur/moteur/kb/parse/pdftest"
 	"github.com/xuri/excelize/v2"
 )
 
 // pdfObjects assembles a PDF from object bodies (object i+1 is objs[i]),
 // computing the xref offsets, with extra trailer entries.
 func pdfObjects(objs []string, trailerExtra string) []byte {
-	var buf bytes.Buffer
-	buf.WriteString("%PDF-1.4\n")
-	offs := make([]int, len(objs))
-	for i, o := range objs {
-		offs[i] = buf.Len()
-		fmt.Fprintf(&buf, "%d 0 obj\n%s\nendobj\n", i+1, o)
-	}
-	xref := buf.Len()
-	fmt.Fprintf(&buf, "xref\n0 %d\n0000000000 65535 f \n", len(objs)+1)
-	for _, o := range offs {
-		fmt.Fprintf(&buf, "%010d 00000 n \n", o)
-	}
-	fmt.Fprintf(&buf, "trailer\n<< /Size %d /Root 1 0 R %s >>\nstartxref\n%d\n%%%%EOF\n", len(objs)+1, trailerExtra, xref)
-	return buf.Bytes()
+	return pdftest.Objects(objs, trailerExtra)
 }
 
 // onePagePDF is a minimal valid one-page PDF using Helvetica whose page

@@ -1,10 +1,20 @@
 package parse
 
+// PDF text extraction. github.com/ledongthuc/pdf reads the file's objects
+// (cross-reference tables and streams, object streams, filters, RC4/AES
+// decryption); the text is Moteur's own: a content-stream interpreter
+// (pdflex.go, pdftext.go) that decodes each font's codes through its
+// ToUnicode map (pdfcmap.go), its encoding and Differences by glyph name
+// (pdfencodings.go, pdfglyphs.go) or its built-in encoding, then lays the
+// glyphs out as lines and paragraphs (pdflayout.go). The library's own
+// text API re-parsed fonts at every use (20–35 KB/s), read no built-in
+// font encoding (TeX's bullets came out as "�"), kept ligature characters
+// and put an "Ω" at each line end of TeX's documents.
+
 import (
 	"bytes"
 	"errors"
 	"fmt"
-	"math"
 	"strconv"
 	"strings"
 
@@ -21,10 +31,15 @@ const (
 	maxPageTreeNodes = 1 << 17
 )
 
-// parsePDF extracts the text of each page. Pages without text (scanned
-// images) are reported as warnings; a document with no text at all is
-// ErrEmpty so the caller can suggest OCR.
-func parsePDF(data []byte) (Document, error) {
+// parsePDF extracts the text of each page.
+func parsePDF(data []byte) (Document, error) { return parsePDFProgress(data, nil) }
+
+// parsePDFProgress extracts the text of each page, calling progress (when
+// set) after each page with the pages done and their total. Pages without
+// text (scanned images) are reported as warnings; a document with no text
+// at all is ErrEmpty, saying OCR is not supported. Each block's page is
+// recorded for BlockPages.
+func parsePDFProgress(data []byte, progress PageProgress) (Document, error) {
 	r, err := openPDF(data)
 	if err != nil {
 		return Document{}, err
@@ -33,48 +48,78 @@ func parsePDF(data []byte) (Document, error) {
 	if err != nil {
 		return Document{}, err
 	}
-	var b builder
 	var warnings []string
-	var blank []int
+	var blank, unmapped []int
 	// A hostile page tree can list one heavy page many times: identical
 	// page objects are laid out once, and the text is capped relative to
 	// the file size.
-	seen := map[string]string{}
+	seen := map[string]pageResult{}
 	budget := 8*len(data) + 1<<20
+	x := newPDFExtractor(len(data))
+	texts := make([][][]pdfLine, 0, len(pages)) // each page's paragraphs
 	for i, p := range pages {
-		text, err := cachedPageText(p, seen)
+		res, err := cachedPageText(x, p, seen)
+		if progress != nil {
+			progress(i+1, len(pages))
+		}
 		if err != nil {
 			warnings = append(warnings, fmt.Sprintf("page %d: unreadable: %v", i+1, err))
+			texts = append(texts, nil)
 			continue
 		}
-		if budget -= len(text); budget < 0 {
+		if res.unmapped > 0 {
+			unmapped = append(unmapped, i+1)
+		}
+		if budget -= res.size; budget < 0 {
 			warnings = append(warnings, fmt.Sprintf("text truncated at page %d of %d: more text than the file size explains", i+1, len(pages)))
 			break
 		}
-		paras := splitBlankLines(text)
-		if len(paras) == 0 {
+		if len(res.paras) == 0 {
 			blank = append(blank, i+1)
 		}
-		for _, para := range paras {
-			b.paragraph(para)
+		texts = append(texts, res.paras)
+	}
+	// Headings are told by their size against the whole document's body
+	// text, hence the second pass.
+	outline := newOutline(texts)
+	var b builder
+	starts := make([]int, 0, len(pages))
+	for _, paras := range texts {
+		starts = append(starts, len(b.blocks))
+		for _, p := range paras {
+			outline.emit(&b, p)
 		}
 	}
+	for len(starts) < len(pages) {
+		starts = append(starts, len(b.blocks)) // pages after a truncation
+	}
+	if len(b.blocks) == 0 && len(unmapped) > 0 {
+		return Document{}, fmt.Errorf("%w: the text of this PDF is drawn in fonts without a Unicode map (%s): its characters cannot be known; OCR is not supported", ErrEmpty, pageList(unmapped))
+	}
 	if len(b.blocks) == 0 {
-		return Document{}, fmt.Errorf("%w: no extractable text in %d PDF page(s); scanned pages need OCR", ErrEmpty, len(pages))
+		return Document{}, fmt.Errorf("%w: no text layer in %d PDF page(s): scanned pages? OCR is not supported", ErrEmpty, len(pages))
 	}
 	if len(blank) > 0 {
 		warnings = append(warnings, noTextWarning(blank))
 	}
+	if len(unmapped) > 0 {
+		warnings = append(warnings, pageList(unmapped)+": some text is in fonts without a Unicode map and was left out")
+	}
 	doc := b.document()
-	doc.Title = pdfTitle(r)
+	if title := pdfTitle(r); title != "" {
+		doc.Title = title
+	}
 	doc.Warnings = warnings
-	doc.Meta = map[string]string{"pages": strconv.Itoa(len(pages))}
+	doc.Meta = map[string]string{"pages": strconv.Itoa(len(pages)), MetaPageBlocks: encodePageStarts(starts)}
 	return doc, nil
 }
 
 // openPDF opens the file and classifies failures: a password or an
 // unsupported encryption is ErrEncrypted, anything else ErrCorrupt.
 func openPDF(data []byte) (r *pdf.Reader, err error) {
+	if err := checkXrefSizes(data); err != nil {
+		return nil, err
+	}
 	defer func() {
 		if x := recover(); x != nil {
 			r, err = nil, fmt.Errorf("%w PDF: %v", ErrCorrupt, x)
@@ -85,9 +130,9 @@ func openPDF(data []byte) (r *pdf.Reader, err error) {
 	case err == nil:
 		return r, nil
 	case errors.Is(err, pdf.ErrInvalidPassword):
-		return nil, fmt.Errorf("%w PDF: a password is required to open it", ErrEncrypted)
+		return nil, fmt.Errorf("%w PDF: a password is required to open it; save a copy without the password (qpdf --decrypt --password=… in.pdf out.pdf) and add that", ErrEncrypted)
 	case bytes.Contains(data, []byte("/Encrypt")):
-		return nil, fmt.Errorf("%w PDF: %w", ErrEncrypted, err)
+		return nil, fmt.Errorf("%w PDF: its encryption is not supported (%w); save a copy without encryption (qpdf --decrypt in.pdf out.pdf) and add that", ErrEncrypted, err)
 	default:
 		return nil, fmt.Errorf("%w PDF: %w", ErrCorrupt, err)
 	}
@@ -141,65 +186,46 @@ func pdfPages(r *pdf.Reader, budget int) (pages []pdf.Page, err error) {
 	return pages, nil
 }
 
-func cachedPageText(p pdf.Page, seen map[string]string) (string, error) {
+// pageResult is a page's paragraphs, the bytes of their text and how
+// many of its glyphs showed no known character.
+type pageResult struct {
+	paras    [][]pdfLine
+	size     int
+	unmapped int
+}
+
+func cachedPageText(x *pdfExtractor, p pdf.Page, seen map[string]pageResult) (pageResult, error) {
 	key := p.V.String()
-	if text, ok := seen[key]; ok {
-		return text, nil
+	if res, ok := seen[key]; ok {
+		return res, nil
 	}
-	text, err := pageText(p)
+	res, err := pageText(x, p)
 	if err == nil {
-		seen[key] = text
+		seen[key] = res
 	}
-	return text, err
+	return res, err
 }
 
 // pageText lays out the page's glyphs as lines and paragraphs.
-func pageText(p pdf.Page) (text string, err error) {
+func pageText(x *pdfExtractor, p pdf.Page) (res pageResult, err error) {
 	defer func() {
-		if x := recover(); x != nil {
-			text, err = "", fmt.Errorf("%v", x)
+		if r := recover(); r != nil {
+			res, err = pageResult{}, fmt.Errorf("%v", r)
 		}
 	}()
-	return layoutGlyphs(p.Content().Text), nil
-}
-
-// layoutGlyphs rebuilds text from positioned glyphs in content-stream
-// order: a vertical move of half a line starts a new line, a larger one a
-// new paragraph (blank line), and a horizontal gap inserts a space. The
-// library reports zero widths for fonts without a /Widths array, so gaps
-// are measured from the previous glyph's end when known and only forward
-// jumps count.
-func layoutGlyphs(glyphs []pdf.Text) string {
-	var sb strings.Builder
-	var prev pdf.Text
-	have := false
+	glyphs := x.page(p.V)
 	for _, g := range glyphs {
-		if g.S == "\n" || g.S == "" {
-			continue // TJ end marker; positions tell where lines break
+		if g.text == "" {
+			res.unmapped++
 		}
-		if have {
-			sb.WriteString(glyphSeparator(prev, g))
+	}
+	res.paras = pageParagraphs(layoutLines(glyphs))
+	for _, para := range res.paras {
+		for _, l := range para {
+			res.size += len(l.text)
 		}
-		sb.WriteString(g.S)
-		prev, have = g, true
 	}
-	return sb.String()
-}
-
-func glyphSeparator(prev, g pdf.Text) string {
-	size := math.Max(math.Max(math.Abs(prev.FontSize), math.Abs(g.FontSize)), 1)
-	dy := math.Abs(prev.Y - g.Y)
-	switch {
-	case dy > 1.7*size:
-		return "\n\n"
-	case dy > 0.5*size:
-		return "\n"
-	}
-	gap := g.X - (prev.X + prev.W)
-	if gap > 0.2*size || g.X < prev.X-size {
-		return " "
-	}
-	return ""
+	return res, nil
 }
 
 func pdfTitle(r *pdf.Reader) (title string) {
@@ -211,8 +237,11 @@ func pdfTitle(r *pdf.Reader) (title string) {
 	return cleanInline(r.Trailer().Key("Info").Key("Title").Text())
 }
 
-// noTextWarning lists the pages without text, at most 20 of them.
-func noTextWarning(pages []int) string {
+// noTextWarning lists the pages without text.
+func noTextWarning(pages []int) string { return pageList(pages) + ": no text" }
+
+// pageList names pages, at most 20 of them: "page 3", "pages 1, 4 and 9 more".
+func pageList(pages []int) string {
 	const show = 20
 	var parts []string
 	for _, p := range pages[:min(len(pages), show)] {
@@ -223,7 +252,7 @@ func noTextWarning(pages []int) string {
 		list += fmt.Sprintf(" and %d more", len(pages)-show)
 	}
 	if len(pages) == 1 {
-		return "page " + list + ": no text"
+		return "page " + list
 	}
-	return "pages " + list + ": no text"
+	return "pages " + list
 }

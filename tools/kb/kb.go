@@ -121,9 +121,9 @@ func docRef(t *cite.Table, d kbs.DocInfo) cite.Ref {
 }
 
 // chunkRef gives a chunk its alias.
-func chunkRef(t *cite.Table, d cite.Ref, id, headings string, score float64) cite.Ref {
+func chunkRef(t *cite.Table, d cite.Ref, id, headings string, page int, score float64) cite.Ref {
 	r := cite.Ref{Kind: cite.Chunk, ID: id, Base: d.Base, BaseName: d.BaseName, Document: d.ID,
-		Title: d.Title, Path: d.Path, Headings: headings, Score: score}
+		Title: d.Title, Path: d.Path, Headings: headings, Page: page, Score: score}
 	r.Alias = t.Alias(r)
 	return r
 }

@@ -145,8 +145,11 @@ func (p *page) header(d kbs.DocInfo) {
 // passage writes one chunk; false when it does not fit the budget (the
 // first always does).
 func (p *page) passage(pos int, c kbs.ChunkInfo, first bool) bool {
-	r := chunkRef(p.tab, p.doc, c.ID, c.Headings, 0)
+	r := chunkRef(p.tab, p.doc, c.ID, c.Headings, c.Page, 0)
 	block := fmt.Sprintf("\n<passage id=%q offset=\"%d\"", r.Alias, pos)
+	if c.Page > 0 {
+		block += fmt.Sprintf(" page=\"%d\"", c.Page)
+	}
 	if c.Headings != "" {
 		block += fmt.Sprintf(" section=%q", c.Headings)
 	}

@@ -104,9 +104,12 @@ func renderSearch(tab *cite.Table, query string, res kbs.Result, budget int) (st
 			refs = append(refs, b, d)
 			fmt.Fprintf(&sb, "\n[%s] %s (%s, knowledge base %s %s)\n", d.Alias, h.Title, filepath.Base(h.Path), b.Alias, h.BaseName)
 		}
-		c := chunkRef(tab, d, h.Chunk, h.Headings, h.Score)
+		c := chunkRef(tab, d, h.Chunk, h.Headings, h.Page, h.Score)
 		refs = append(refs, c)
 		fmt.Fprintf(&sb, "<passage id=%q document=%q score=\"%.2f\"", c.Alias, d.Alias, h.Score)
+		if h.Page > 0 {
+			fmt.Fprintf(&sb, " page=\"%d\"", h.Page)
+		}
 		if h.Headings != "" {
 			fmt.Fprintf(&sb, " section=%q", h.Headings)
 		}
