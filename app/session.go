@@ -75,13 +75,15 @@ func (s *Settings) Open(ctx context.Context) (_ *Session, err error) {
 	}
 	allow := allowTool(s.agent)
 	var deps engine.Deps
+	var keyNotes []string
 	if !o.NoModel {
-		prov, router, err := providers(cfg, false)
+		prov, router, err := providersIn(cfg, false, s.Lang)
 		if err != nil {
 			return nil, err
 		}
 		deps.Provider, deps.Router = prov, router
 		deps.ContextWindow = cfg.Providers[0].ContextWindow
+		keyNotes = keyWarnings(cfg, s.Lang)
 	}
 	if deps.SystemPrompt, deps.Instructions, err = systemPrompt(o.ProjectRoot, s.Lang); err != nil {
 		return nil, err
@@ -90,7 +92,7 @@ func (s *Settings) Open(ctx context.Context) (_ *Session, err error) {
 	if err != nil {
 		return nil, err
 	}
-	ses := &Session{ID: id, Settings: s}
+	ses := &Session{ID: id, Settings: s, Warnings: keyNotes}
 	defer func() {
 		if err != nil {
 			err = errors.Join(err, ses.Close())

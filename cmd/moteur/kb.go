@@ -91,7 +91,7 @@ func (c *cli) kbCreateCmd(g *globalFlags) *cobra.Command {
 		},
 	}
 	cmd.Flags().StringVar(&opt.Description, "description", "", "what the base holds")
-	cmd.Flags().StringVar(&opt.Analyzer, "analyzer", kb.AnalyzerMoteur, "keyword analysis: moteur (accents, case, stop words, stemming, FR+EN) or raw (SQLite's own)")
+	cmd.Flags().Var(newChoice(&opt.Analyzer, kb.AnalyzerMoteur, kb.AnalyzerMoteur, kb.AnalyzerRaw), "analyzer", "keyword analysis: moteur (accents, case, stop words, stemming, FR+EN) or raw (SQLite's own)")
 	cmd.Flags().BoolVar(&opt.NoVectors, "no-vectors", false, "no semantic index even when an embedding model is configured")
 	cmd.Flags().IntVar(&opt.Chunking.Size, "chunk-size", 0, fmt.Sprintf("passage size in characters (default %d)", chunk.DefaultSize))
 	cmd.Flags().IntVar(&opt.Chunking.Overlap, "chunk-overlap", 0, fmt.Sprintf("overlap in characters (default %d)", chunk.DefaultOverlap))

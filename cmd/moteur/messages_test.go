@@ -148,3 +148,46 @@ func TestAskSpeaksOneLanguage(t *testing.T) {
 		t.Errorf("English run: exit %d, stdout %q, stderr %q", en.code, en.stdout, en.stderr)
 	}
 }
+
+// run names an unset api_key_env variable before its first request, as
+// ask does, and again on the server's 401.
+func TestRunUnsetKeyVariableIsNamed(t *testing.T) {
+	var requests atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		requests.Add(1)
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusUnauthorized)
+		_, _ = w.Write([]byte(`{"error":{"message":"missing key","type":"invalid_request_error"}}`))
+	}))
+	t.Cleanup(srv.Close)
+	h := newKBHarness(t)
+	cfg := "providers:\n  - name: acme\n    base_url: " + srv.URL + "/v1\n    model: m\n    api_key_env: ACME_API_KEY\n"
+	dir := filepath.Join(h.env["XDG_CONFIG_HOME"], "moteur")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "config.yaml"), []byte(cfg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	res := h.run(t, "run", "--lang", "en", "hello")
+	if res.code != 1 || requests.Load() == 0 {
+		t.Fatalf("exit %d, %d requests, stderr %q: want the request refused", res.code, requests.Load(), res.stderr)
+	}
+	const named = "the variable ACME_API_KEY named by api_key_env is not set"
+	start, _, _ := strings.Cut(res.stderr, "\n")
+	if !strings.Contains(start, named) {
+		t.Errorf("first stderr line %q: want the variable named before the request", start)
+	}
+	if strings.Count(res.stderr, named) < 2 {
+		t.Errorf("stderr %q: want the 401 to name the variable too", res.stderr)
+	}
+}
+
+// kb create --analyzer refuses a value it does not know as bad usage.
+func TestKBCreateUnknownAnalyzerIsUsage(t *testing.T) {
+	h := newKBHarness(t)
+	res := h.run(t, "kb", "create", "docs", "--analyzer", "foo")
+	if res.code != 2 || !strings.Contains(res.stderr, `"foo" is not one of moteur, raw`) {
+		t.Errorf("exit %d, stderr %q: want 2 and the analyzers listed", res.code, res.stderr)
+	}
+}
