@@ -105,8 +105,9 @@ func run(ctx context.Context, j job) (*outcome, error) {
 	}
 
 	var drained sync.WaitGroup
-	drained.Go(func() { _, _ = io.Copy(o.stdout, outR) })
-	drained.Go(func() { _, _ = io.Copy(o.stderr, errR) })
+	live := newLiveLines(ctx)
+	drained.Go(func() { _, _ = io.Copy(io.MultiWriter(o.stdout, live.stream()), outR) })
+	drained.Go(func() { _, _ = io.Copy(io.MultiWriter(o.stderr, live.stream()), errR) })
 	if inW != nil {
 		// The write ends with EPIPE once no process holds the read end,
 		// or is interrupted by the deferred Close when one that never
