@@ -42,7 +42,6 @@ const (
 	ContentFiltered
 	LengthLimit
 	ClosingInstruction
-	RescueInstruction
 	NoModelConfigured
 	UnknownTool
 	RewindNote
@@ -56,7 +55,6 @@ var catalogue = map[Lang]map[Key]string{
 		ContentFiltered:    "La réponse a été bloquée par le filtre de contenu du fournisseur.",
 		LengthLimit:        "La réponse a dépassé la limite de sortie du modèle à plusieurs reprises. Posez une question plus ciblée ou augmentez max_completion_tokens.",
 		ClosingInstruction: "La limite d'itérations est atteinte. N'appelle plus d'outil : rédige maintenant la réponse finale la plus complète possible à partir des résultats déjà obtenus.",
-		RescueInstruction:  "Le travail a été interrompu. N'appelle plus d'outil : résume en quelques phrases ce que les résultats déjà obtenus permettent de répondre.",
 		NoModelConfigured:  "aucun modèle configuré : définissez MOTEUR_BASE_URL, MOTEUR_MODEL et MOTEUR_API_KEY (ou OPENAI_BASE_URL et OPENAI_API_KEY)",
 		UnknownTool:        "unknown tool %q; available tools: %s",
 		NoPassage:          "Aucun passage pertinent n'a été trouvé dans les bases de connaissances pour cette question.",
@@ -68,7 +66,6 @@ var catalogue = map[Lang]map[Key]string{
 		ContentFiltered:    "The answer was blocked by the provider's content filter.",
 		LengthLimit:        "The answer hit the model's output limit several times in a row. Ask a narrower question or raise max_completion_tokens.",
 		ClosingInstruction: "The iteration limit has been reached. Do not call any more tools: write the most complete final answer you can from the results gathered so far.",
-		RescueInstruction:  "The work was interrupted. Do not call any more tools: summarise in a few sentences what the results gathered so far allow you to answer.",
 		NoModelConfigured:  "no model configured: set MOTEUR_BASE_URL, MOTEUR_MODEL and MOTEUR_API_KEY (or OPENAI_BASE_URL and OPENAI_API_KEY)",
 		UnknownTool:        "unknown tool %q; available tools: %s",
 		NoPassage:          "No relevant passage was found in the knowledge bases for this question.",
