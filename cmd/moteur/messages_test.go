@@ -76,24 +76,8 @@ func TestAskServerNotRunningSaysSo(t *testing.T) {
 // A provider whose api_key_env names an unset variable: ask says so before
 // any request, and again when the server refuses the missing key.
 func TestAskUnsetKeyVariableIsNamed(t *testing.T) {
-	var requests atomic.Int32
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		requests.Add(1)
-		w.Header().Set("Content-Type", "application/json")
-		w.WriteHeader(http.StatusUnauthorized)
-		_, _ = w.Write([]byte(`{"error":{"message":"missing key","type":"invalid_request_error"}}`))
-	}))
-	t.Cleanup(srv.Close)
-	h := newKBHarness(t)
+	h, requests := unsetKeyProvider(t)
 	withBase(t, h, "docs")
-	cfg := "providers:\n  - name: acme\n    base_url: " + srv.URL + "/v1\n    model: m\n    api_key_env: ACME_API_KEY\n"
-	dir := filepath.Join(h.env["XDG_CONFIG_HOME"], "moteur")
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "config.yaml"), []byte(cfg), 0o600); err != nil {
-		t.Fatal(err)
-	}
 	res := h.runFast(t, "ask", "--lang", "en", congesQuestion)
 	if res.code != 0 || requests.Load() != 1 {
 		t.Fatalf("exit %d, %d requests, stderr %q", res.code, requests.Load(), res.stderr)
@@ -152,23 +136,7 @@ func TestAskSpeaksOneLanguage(t *testing.T) {
 // run names an unset api_key_env variable before its first request, as
 // ask does, and again on the server's 401.
 func TestRunUnsetKeyVariableIsNamed(t *testing.T) {
-	var requests atomic.Int32
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		requests.Add(1)
-		w.Header().Set("Content-Type", "application/json")
-		w.WriteHeader(http.StatusUnauthorized)
-		_, _ = w.Write([]byte(`{"error":{"message":"missing key","type":"invalid_request_error"}}`))
-	}))
-	t.Cleanup(srv.Close)
-	h := newKBHarness(t)
-	cfg := "providers:\n  - name: acme\n    base_url: " + srv.URL + "/v1\n    model: m\n    api_key_env: ACME_API_KEY\n"
-	dir := filepath.Join(h.env["XDG_CONFIG_HOME"], "moteur")
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "config.yaml"), []byte(cfg), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	h, requests := unsetKeyProvider(t)
 	res := h.run(t, "run", "--lang", "en", "hello")
 	if res.code != 1 || requests.Load() == 0 {
 		t.Fatalf("exit %d, %d requests, stderr %q: want the request refused", res.code, requests.Load(), res.stderr)
@@ -190,4 +158,29 @@ func TestKBCreateUnknownAnalyzerIsUsage(t *testing.T) {
 	if res.code != 2 || !strings.Contains(res.stderr, `"foo" is not one of moteur, raw`) {
 		t.Errorf("exit %d, stderr %q: want 2 and the analyzers listed", res.code, res.stderr)
 	}
+}
+
+// unsetKeyProvider is a harness whose configuration's provider "acme"
+// names its key by api_key_env ACME_API_KEY, a variable left unset, on a
+// server that refuses every request with a 401 and counts them.
+func unsetKeyProvider(t *testing.T) (*harness, *atomic.Int32) {
+	t.Helper()
+	requests := new(atomic.Int32)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		requests.Add(1)
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusUnauthorized)
+		_, _ = w.Write([]byte(`{"error":{"message":"missing key","type":"invalid_request_error"}}`))
+	}))
+	t.Cleanup(srv.Close)
+	h := newKBHarness(t)
+	cfg := "providers:\n  - name: acme\n    base_url: " + srv.URL + "/v1\n    model: m\n    api_key_env: ACME_API_KEY\n"
+	dir := filepath.Join(h.env["XDG_CONFIG_HOME"], "moteur")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "config.yaml"), []byte(cfg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return h, requests
 }
