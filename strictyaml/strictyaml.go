@@ -16,6 +16,7 @@ import (
 	"github.com/goccy/go-yaml/token"
 
 	"github.com/moteur/moteur/smallfile"
+	"github.com/moteur/moteur/suggest"
 )
 
 // MaxFileSize bounds what is read: configuration is small, and a path that
@@ -184,7 +185,7 @@ func suggestKey(body ast.Node, t reflect.Type, e *Error) string {
 	}
 	best, bestDist := "", 3 // at most two edits
 	for _, name := range keyNames(t) {
-		if d := distance(e.Key, name); d < bestDist {
+		if d := suggest.Distance(e.Key, name); d < bestDist {
 			best, bestDist = name, d
 		}
 	}
@@ -292,25 +293,4 @@ func eachKey(t reflect.Type, fn func(name string, ft reflect.Type)) {
 		}
 		fn(name, f.Type)
 	}
-}
-
-// distance is the Levenshtein distance between a and b, in runes.
-func distance(a, b string) int {
-	ra, rb := []rune(a), []rune(b)
-	prev, cur := make([]int, len(rb)+1), make([]int, len(rb)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(ra); i++ {
-		cur[0] = i
-		for j := 1; j <= len(rb); j++ {
-			cost := 1
-			if ra[i-1] == rb[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(rb)]
 }

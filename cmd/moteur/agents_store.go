@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"strings"
@@ -25,20 +26,29 @@ func (c *cli) dbPath() (string, error) {
 	return session.DefaultPath(home), nil
 }
 
-// withAgents runs fn with the custom agents open. When create is false and
-// no database exists yet, fn gets a nil store: a command that only reads
-// does not create the file.
+// withAgents runs fn with the custom agents open (withStore).
 func (c *cli) withAgents(ctx context.Context, create bool, fn func(*agentstore.SQLite) error) error {
+	return withStore(ctx, c, create, func(ctx context.Context, path string) (*agentstore.SQLite, error) {
+		return agentstore.Open(ctx, agentstore.Config{Path: path})
+	}, fn)
+}
+
+// withStore runs fn with a store of Moteur's database file, opened by open
+// and closed after fn. When create is false and no database exists yet, fn
+// gets the zero store (nil): a command that only reads does not create the
+// file.
+func withStore[S io.Closer](ctx context.Context, c *cli, create bool, open func(context.Context, string) (S, error), fn func(S) error) error {
 	path, err := c.dbPath()
 	if err != nil {
 		return err
 	}
 	if !create {
 		if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
-			return fn(nil)
+			var none S
+			return fn(none)
 		}
 	}
-	s, err := agentstore.Open(ctx, agentstore.Config{Path: path})
+	s, err := open(ctx, path)
 	if err != nil {
 		return failure(err)
 	}

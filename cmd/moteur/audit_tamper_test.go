@@ -7,8 +7,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/moteur/moteur/app"
-	"github.com/moteur/moteur/effect"
 	"io/fs"
 	"net"
 	"os"
@@ -17,6 +15,9 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/moteur/moteur/app"
+	"github.com/moteur/moteur/effect"
 
 	"github.com/moteur/moteur/atrest"
 	"github.com/moteur/moteur/event"

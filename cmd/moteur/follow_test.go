@@ -1,11 +1,12 @@
 package main
 
 import (
-	"github.com/moteur/moteur/llm"
 	"net/http"
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/moteur/moteur/llm"
 
 	"github.com/moteur/moteur/event"
 	"github.com/moteur/moteur/provider/openai/openaitest"

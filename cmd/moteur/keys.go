@@ -5,8 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
-	"os"
 	"strings"
 	"text/tabwriter"
 
@@ -32,23 +30,11 @@ func (c *cli) keysCmd(g *globalFlags) *cobra.Command {
 	return cmd
 }
 
-// withKeys runs fn with the keys open; with no database yet, a listing
-// (create false) gets a nil store rather than creating the file.
+// withKeys runs fn with the keys open (withStore).
 func (c *cli) withKeys(ctx context.Context, create bool, fn func(*apikey.SQLite) error) error {
-	path, err := c.dbPath()
-	if err != nil {
-		return err
-	}
-	if !create {
-		if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
-			return fn(nil)
-		}
-	}
-	s, err := apikey.Open(ctx, apikey.Config{Path: path})
-	if err != nil {
-		return failure(err)
-	}
-	return errors.Join(fn(s), s.Close())
+	return withStore(ctx, c, create, func(ctx context.Context, path string) (*apikey.SQLite, error) {
+		return apikey.Open(ctx, apikey.Config{Path: path})
+	}, fn)
 }
 
 // keyError maps the keys' errors to exit statuses: a key that does not

@@ -16,6 +16,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/moteur/moteur/app"
+	"github.com/moteur/moteur/suggest"
 	"github.com/moteur/moteur/tools"
 )
 
@@ -202,7 +203,7 @@ func closestFlags(cmd *cobra.Command, name string) []string {
 			return
 		}
 		seen[f.Name] = true
-		if runeDistance(name, f.Name) <= 2 || len(name) >= 3 && strings.HasPrefix(f.Name, name) {
+		if suggest.Distance(name, f.Name) <= 2 || len(name) >= 3 && strings.HasPrefix(f.Name, name) {
 			out = append(out, "--"+f.Name)
 		}
 	}
@@ -217,28 +218,6 @@ func quotedList(names []string) string {
 		q[i] = strconv.Quote(n)
 	}
 	return strings.Join(q, " or ")
-}
-
-// runeDistance is the Levenshtein distance between a and b, in runes.
-func runeDistance(a, b string) int {
-	ra, rb := []rune(a), []rune(b)
-	prev := make([]int, len(rb)+1)
-	cur := make([]int, len(rb)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(ra); i++ {
-		cur[0] = i
-		for j := 1; j <= len(rb); j++ {
-			cost := 1
-			if ra[i-1] == rb[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(rb)]
 }
 
 // choiceValue is a string flag whose value must be one of choices: any

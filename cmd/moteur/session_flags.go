@@ -11,6 +11,7 @@ import (
 
 	"github.com/moteur/moteur/app"
 	"github.com/moteur/moteur/session"
+	"github.com/moteur/moteur/suggest"
 )
 
 // --session, --continue (-c) and --new-session choose the session of run,
@@ -189,7 +190,7 @@ func closestIDs(id string, ids []string, n int) []string {
 	typos := max(2, len(id)/4)
 	all := make([]scored, len(ids))
 	for i, s := range ids {
-		d := editDistance(id, s)
+		d := suggest.Distance(id, s)
 		all[i] = scored{id: s, extends: strings.HasPrefix(s, id), typo: d <= typos, dist: d, shared: commonPrefix(id, s)}
 	}
 	slices.SortStableFunc(all, func(a, b scored) int {
@@ -218,27 +219,6 @@ func before(first bool) int {
 		return -1
 	}
 	return 1
-}
-
-// editDistance is the Levenshtein distance between a and b, in bytes (ids
-// are ASCII: app.CheckSessionID).
-func editDistance(a, b string) int {
-	prev, cur := make([]int, len(b)+1), make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }
 
 // commonPrefix is the length of the longest prefix a and b share.

@@ -10,6 +10,7 @@ import (
 	"github.com/moteur/moteur/llm"
 	"github.com/moteur/moteur/provider/openai/openaitest"
 	"github.com/moteur/moteur/session"
+	"github.com/moteur/moteur/suggest"
 )
 
 // --session, --continue and --new-session, on the real binary where the
@@ -193,8 +194,8 @@ func TestClosestIDs(t *testing.T) {
 	if got := closestIDs("x", nil, 3); len(got) != 0 {
 		t.Errorf("closestIDs with no ids = %v", got)
 	}
-	if d := editDistance("kitten", "sitting"); d != 3 {
-		t.Errorf("editDistance(kitten, sitting) = %d, want 3", d)
+	if d := suggest.Distance("kitten", "sitting"); d != 3 {
+		t.Errorf("suggest.Distance(kitten, sitting) = %d, want 3", d)
 	}
 }
 

@@ -6,9 +6,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/moteur/moteur/effect"
 	"os"
 	"time"
+
+	"github.com/moteur/moteur/effect"
 
 	"github.com/moteur/moteur/tools"
 )

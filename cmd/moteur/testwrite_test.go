@@ -3,9 +3,10 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"github.com/moteur/moteur/effect"
 	"sync/atomic"
 	"testing"
+
+	"github.com/moteur/moteur/effect"
 
 	"github.com/moteur/moteur/tools"
 )

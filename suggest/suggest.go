@@ -1,0 +1,27 @@
+// Package suggest finds the names closest to one that was mistyped, for the
+// "did you mean" of error messages: commands and flags, configuration
+// keys, session ids.
+package suggest
+
+// Distance is the Levenshtein distance between a and b, counted in runes:
+// the fewest insertions, deletions and substitutions that turn one into
+// the other.
+func Distance(a, b string) int {
+	ra, rb := []rune(a), []rune(b)
+	prev, cur := make([]int, len(rb)+1), make([]int, len(rb)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(ra); i++ {
+		cur[0] = i
+		for j := 1; j <= len(rb); j++ {
+			cost := 1
+			if ra[i-1] == rb[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(rb)]
+}
