@@ -5,12 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/moteur/moteur/i18n"
+	"github.com/moteur/moteur/internal/testenv"
 	"github.com/moteur/moteur/llm"
 	"github.com/moteur/moteur/skills"
 	"github.com/moteur/moteur/tools"
@@ -76,12 +76,7 @@ func registry(t *testing.T, root, sandbox string, set *skills.Set) *tools.Regist
 
 func needBwrap(t *testing.T) {
 	t.Helper()
-	if _, err := exec.LookPath("bwrap"); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("bubblewrap is not installed (%v) and CI=true: the skill's script must run in the sandbox", err)
-		}
-		t.Skipf("skipping: bubblewrap is not installed (%v); apt-get install bubblewrap to run the sandboxed skill test", err)
-	}
+	testenv.Program(t, "bwrap", "apt-get install bubblewrap to run the sandboxed skill test")
 }
 
 func has(t *testing.T, what, text string, want ...string) {

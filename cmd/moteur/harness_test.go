@@ -59,6 +59,8 @@ func newHarness(t *testing.T, baseURL string) *harness {
 			// The at-rest key's directory (app.AtRestKey): outside MOTEUR_HOME,
 			// and never the real user's.
 			"XDG_CONFIG_HOME": t.TempDir(),
+			// The tests read the English texts; French runs set fr.
+			"MOTEUR_LANG": "en",
 		},
 		dir:   t.TempDir(),
 		stdin: strings.NewReader(""),

@@ -16,6 +16,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/moteur/moteur/app"
+	"github.com/moteur/moteur/i18n"
 	"github.com/moteur/moteur/suggest"
 	"github.com/moteur/moteur/tools"
 )
@@ -46,6 +47,8 @@ type cli struct {
 	// retryDelays are the waits before the retries of a quick answer's
 	// model (nil: the engine's default; tests shorten them).
 	retryDelays []time.Duration
+	// lang is the language of the run's texts (chooseLang).
+	lang i18n.Lang
 }
 
 func newCLI(env func(string) string, stdin io.Reader, stdout, stderr io.Writer) *cli {
@@ -67,6 +70,7 @@ func execute(ctx context.Context, args []string, env func(string) string, stdin 
 }
 
 func (c *cli) execute(ctx context.Context, args []string) int {
+	c.chooseLang(args)
 	root := c.rootCmd()
 	root.SetArgs(args)
 	cmd, err := root.ExecuteContextC(ctx)
@@ -77,7 +81,7 @@ func (c *cli) execute(ctx context.Context, args []string) int {
 			if cmd == nil {
 				cmd = root
 			}
-			fmt.Fprintf(c.stderr, "Run '%s --help' for usage.\n", cmd.CommandPath())
+			fmt.Fprintln(c.stderr, c.trf("Run '%s --help' for usage.", cmd.CommandPath()))
 		}
 	}
 	return code
@@ -121,6 +125,7 @@ func (c *cli) rootCmd() *cobra.Command {
 	root.PersistentFlags().StringVar(&g.lang, "lang", "", "language of messages and prompts: fr or en (default: the config file's lang, else $MOTEUR_LANG, else fr)")
 	root.AddCommand(c.runCmd(g), c.chatCmd(g), c.sessionsCmd(g), c.askCmd(g), c.kbCmd(g), c.mcpCmd(g), c.skillsCmd(g), c.agentsCmd(g), c.keysCmd(g), c.serveCmd(g), c.auditCmd(), c.versionCmd(), c.demoCmd(g))
 	suggestSubcommands(root)
+	c.translateCobra(root)
 	return root
 }
 

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/moteur/moteur/internal/testenv"
 	"github.com/moteur/moteur/provider/openai/openaitest"
 )
 
@@ -21,12 +22,7 @@ type tmuxPane struct {
 
 func newTmuxPane(t *testing.T, dir, command string) *tmuxPane {
 	t.Helper()
-	if _, err := exec.LookPath("tmux"); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("tmux is needed for this test under CI=true: %v", err)
-		}
-		t.Skipf("skipped: tmux is not installed (%v); .ci/run installs it", err)
-	}
+	testenv.Program(t, "tmux", "apt-get install tmux (.ci/run installs it)")
 	p := &tmuxPane{t: t, socket: fmt.Sprintf("moteur-test-%d-%d", os.Getpid(), time.Now().UnixNano())}
 	p.tmux("new-session", "-d", "-x", "100", "-y", "30", "-c", dir, command)
 	t.Cleanup(func() { _ = exec.Command("tmux", "-L", p.socket, "kill-server").Run() })
@@ -77,9 +73,7 @@ func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''
 // with the arrow keys edits the line, the answer is shown as Markdown,
 // Up brings the prompt back, and Ctrl-C clears then quits.
 func TestChatTUIInARealTerminal(t *testing.T) {
-	if _, err := exec.LookPath("tmux"); err != nil && os.Getenv("CI") != "true" {
-		t.Skipf("skipped: tmux is not installed (%v); .ci/run installs it", err)
-	}
+	testenv.Program(t, "tmux", "apt-get install tmux (.ci/run installs it)")
 	bin := moteurBinary(t)
 	srv := openaitest.NewServer(t, openaitest.Answer("Bonjour **monde**, from the model."),
 		openaitest.Calls("call_1", "write_file", `{"path":"a.txt","content":"new line\n"}`),

@@ -13,6 +13,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"testing"
+
+	"github.com/moteur/moteur/internal/testenv"
 )
 
 // DefaultPrefix is where .ci/run installs the packages.
@@ -31,18 +33,9 @@ func Prefix() string {
 func Need(t testing.TB, path, what string) string {
 	t.Helper()
 	if _, err := os.Stat(path); err != nil {
-		Missing(t, fmt.Sprintf("%s is not installed (%v): .ci/run installs it, or npm install --prefix %s", what, err, Prefix()))
+		testenv.Missing(t, fmt.Sprintf("%s is not installed (%v): .ci/run installs it, or npm install --prefix %s", what, err, Prefix()))
 	}
 	return path
-}
-
-// Missing skips t with why, or fails it under CI=true.
-func Missing(t testing.TB, why string) {
-	t.Helper()
-	if os.Getenv("CI") == "true" {
-		t.Fatalf("CI=true: %s", why)
-	}
-	t.Skipf("skipped: %s", why)
 }
 
 // Bin is the program an npm package installs (node_modules/.bin/NAME),
@@ -50,7 +43,7 @@ func Missing(t testing.TB, why string) {
 func Bin(t testing.TB, name string) string {
 	t.Helper()
 	if _, err := exec.LookPath("node"); err != nil {
-		Missing(t, "node is not on PATH: "+err.Error())
+		testenv.Missing(t, "node is not on PATH: "+err.Error())
 	}
 	return Need(t, filepath.Join(Prefix(), "node_modules", ".bin", name), name)
 }

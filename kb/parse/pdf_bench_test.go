@@ -2,9 +2,10 @@ package parse
 
 import (
 	"fmt"
-	"os"
 	"strings"
 	"testing"
+
+	"github.com/moteur/moteur/internal/testenv"
 )
 
 // libtasn1PDF is the manual Debian's libtasn1-doc package installs: a
@@ -14,11 +15,7 @@ const libtasn1PDF = "/usr/share/doc/libtasn1-doc/libtasn1.pdf"
 
 func readLibtasn1(tb testing.TB) []byte {
 	tb.Helper()
-	data, err := os.ReadFile(libtasn1PDF)
-	if err != nil {
-		tb.Skipf("%s is absent (apt-get install libtasn1-doc to run this): %v", libtasn1PDF, err)
-	}
-	return data
+	return testenv.File(tb, libtasn1PDF, "apt-get install libtasn1-doc (.ci/run installs it)")
 }
 
 func TestPDFLibtasn1Manual(t *testing.T) {

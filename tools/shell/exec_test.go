@@ -14,6 +14,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/moteur/moteur/internal/testenv"
 	"github.com/moteur/moteur/llm"
 	"github.com/moteur/moteur/tools"
 	"github.com/moteur/moteur/tools/shell"
@@ -49,14 +50,9 @@ func newExec(t *testing.T, mode string) (*shell.Exec, string) {
 
 func needBwrap(t *testing.T) {
 	t.Helper()
-	if _, err := exec.LookPath("bwrap"); err != nil {
-		if os.Getenv("CI") == "true" {
-			// CI runs as root, where the sandbox matters most: a missing
-			// bwrap there must not pass as skipped tests.
-			t.Fatalf("bubblewrap is not installed (%v) and CI=true: install it (apt-get install bubblewrap) so that the sandbox tests run", err)
-		}
-		t.Skipf("skipping: bubblewrap is not installed (%v); apt-get install bubblewrap to run the sandbox tests", err)
-	}
+	// CI runs as root, where the sandbox matters most: a missing bwrap
+	// there must not pass as skipped tests.
+	testenv.Program(t, "bwrap", "apt-get install bubblewrap to run the sandbox tests")
 }
 
 // modes runs f once per sandbox mode, each as a parallel subtest.

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/moteur/moteur/internal/testenv"
 	"github.com/moteur/moteur/tools/shell"
 )
 
@@ -324,14 +325,7 @@ func TestSandboxWithoutSeccomp(t *testing.T) {
 
 func needGit(t *testing.T) string {
 	t.Helper()
-	git, err := exec.LookPath("git")
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("git is not installed and CI=true: %v", err)
-		}
-		t.Skipf("skipping: git is not installed (%v)", err)
-	}
-	return git
+	return testenv.Program(t, "git", "apt-get install git")
 }
 
 // perlPath is perl's path, "" (after logging why) when it is missing: the
