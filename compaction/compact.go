@@ -141,7 +141,18 @@ func (c *Compactor) Estimate(history []llm.Message, sys int, usage *llm.Usage, s
 // usage and since.
 func (c *Compactor) Due(history []llm.Message, sys int, usage *llm.Usage, since int) bool {
 	limit := c.Limit()
-	return limit > 0 && c.Estimate(history, sys, usage, since) > limit
+	if limit <= 0 || c.bound(history, sys, usage, since) <= limit {
+		return false // far from the limit: no need to tokenize
+	}
+	return c.Estimate(history, sys, usage, since) > limit
+}
+
+// bound is at least Estimate, by the length of the text (Estimator.bound).
+func (c *Compactor) bound(history []llm.Message, sys int, usage *llm.Usage, since int) int {
+	if usage != nil && usage.PromptTokens > 0 && since >= 0 && since <= len(history) {
+		return usage.PromptTokens + usage.CompletionTokens + c.est.bound(history[since:])
+	}
+	return sys + c.est.bound(history) + perConversationTail
 }
 
 // Compact summarises the oldest part of history and keeps the most recent

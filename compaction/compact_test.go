@@ -349,3 +349,31 @@ func TestDue(t *testing.T) {
 		t.Error("due with an unknown window")
 	}
 }
+
+// Due tokenizes nothing while the text's length alone keeps the history
+// under the limit, and counts tokens once it could pass it.
+func TestDueTokenizesOnlyNearTheLimit(t *testing.T) {
+	var counted int
+	est := newEstimator(func(s string) (int, error) { counted++; return (len(s) + 3) / 4, nil })
+	c := New(Config{Window: 10000, Estimator: est})
+	limit := c.Limit()
+	short := []llm.Message{{Role: llm.RoleUser, Content: strings.Repeat("a", limit/2)}}
+	if c.Due(short, 100, nil, 0) {
+		t.Error("half the limit in bytes is due")
+	}
+	if counted != 0 {
+		t.Errorf("%d counts for a history whose length is under the limit", counted)
+	}
+	// Longer than the limit in bytes, but four bytes a token: under it.
+	long := []llm.Message{{Role: llm.RoleUser, Content: strings.Repeat("a", limit*2)}}
+	if c.Due(long, 100, nil, 0) {
+		t.Error("half the limit in tokens is due")
+	}
+	if counted == 0 {
+		t.Error("a history longer than the limit in bytes was not counted")
+	}
+	huge := []llm.Message{{Role: llm.RoleUser, Content: strings.Repeat("a", limit*8)}}
+	if !c.Due(huge, 100, nil, 0) {
+		t.Error("twice the limit in tokens is not due")
+	}
+}

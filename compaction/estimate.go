@@ -135,7 +135,11 @@ func (e *Estimator) scaled(raw int) int {
 }
 
 // Text returns the estimated tokens of s: its BPE count times the scale.
-func (e *Estimator) Text(s string) int { return e.scaled(e.rawText(s)) }
+// The count is cached as a message of content s would be (they are equal):
+// a server counts the same system prompt in every session.
+func (e *Estimator) Text(s string) int {
+	return e.scaled(e.cachedRaw(&llm.Message{Content: s}))
+}
 
 // rawMessage counts the text of one message, unscaled: content, and the name
 // and arguments of each tool call. Reasoning is never sent back, so it costs
@@ -190,6 +194,23 @@ func (e *Estimator) sum(msgs []llm.Message) int {
 	n := 0
 	for i := range msgs {
 		n += perMessageOverhead + e.scaled(e.cachedRaw(&msgs[i]))
+	}
+	return n
+}
+
+// bound is at least sum(msgs), without tokenizing: a BPE token covers at
+// least one byte, so a text counts at most its length in tokens. Due uses
+// it to say "not yet" at memory speed to the many turns far from the
+// limit.
+func (e *Estimator) bound(msgs []llm.Message) int {
+	n := 0
+	for i := range msgs {
+		m := &msgs[i]
+		size := len(m.Content)
+		for _, c := range m.ToolCalls {
+			size += len(c.Name) + len(c.Arguments)
+		}
+		n += perMessageOverhead + e.scaled(size)
 	}
 	return n
 }
