@@ -1,5 +1,10 @@
 package agentconfig
 
+import (
+	"fmt"
+	"strings"
+)
+
 // Reasoning efforts (reasoning_effort), weakest first. The request may
 // override the agent's value; a provider that lacks a level adjusts it.
 const (
@@ -16,6 +21,15 @@ const (
 // Efforts lists the valid reasoning_effort values in order.
 func Efforts() []string {
 	return []string{EffortOff, EffortAuto, EffortMinimal, EffortLow, EffortMedium, EffortHigh, EffortXHigh, EffortMax}
+}
+
+// CheckEffort accepts a reasoning_effort value: one of Efforts. The
+// error lists them.
+func CheckEffort(e string) error {
+	if !validEffort(e) {
+		return fmt.Errorf("unknown reasoning effort %q: want %s", e, strings.Join(Efforts(), ", "))
+	}
+	return nil
 }
 
 func validEffort(e string) bool {
@@ -38,4 +52,18 @@ func (c *CustomAgentConfig) Reasoning() string {
 		return EffortAuto
 	}
 	return EffortOff
+}
+
+// RequestEffort is how an effective effort goes on a model request:
+// off turns thinking off; auto, or none, says nothing (the server
+// decides); any other level is asked for as it is (the provider adjusts
+// it to the levels its model has).
+func RequestEffort(e string) (noThinking bool, level string) {
+	switch e {
+	case EffortOff:
+		return true, ""
+	case EffortAuto, "":
+		return false, ""
+	}
+	return false, e
 }

@@ -25,9 +25,17 @@ import (
 //   - model_id: the name of a configured provider, or the model of one,
 //     puts that provider first; any other value is the model asked of the
 //     first provider's server (its fallbacks keep their own models).
-//   - temperature, max_completion_tokens, and a reasoning effort of off
-//     (thinking and reasoning_effort both unset): on every model request of
-//     the loop and of the quick answer's generation.
+//   - temperature, max_completion_tokens: on every model request of the
+//     loop and of the quick answer's generation.
+//   - reasoning_effort, else thinking (true: auto; both unset: off), which
+//     Options.ReasoningEffort overrides: off turns thinking off on those
+//     requests; auto asks nothing (the server decides); another level is
+//     asked of every one of them, except summaries and closing syntheses,
+//     which think not, and each provider adjusts it to the levels its
+//     model accepts (its reasoning_efforts), a note saying so.
+//   - citation_enabled false: the knowledge section of the prompt asks
+//     for no citation, and the quick answer's records none; the quick
+//     answer's own prompt still asks for them.
 //   - access_level: the session's mode; --mode may be stricter, not looser;
 //     the organisation's min_mode narrows it (a note says so).
 //   - max_iterations: the rounds of a turn (unlimited: the cap of 100);
@@ -193,6 +201,8 @@ func maxIterations(asked int, a *agentconfig.Agent) int {
 
 // requestOptions are the agent's options of every model request: its
 // temperature, its output budget, and thinking off when its reasoning is.
+// Settings.engine and OpenQuick then apply Options.ReasoningEffort and
+// the level asked (effortProvider).
 func requestOptions(a *agentconfig.Agent) (temperature *float64, maxTokens int, noThinking bool) {
 	if a == nil {
 		return nil, 0, false
@@ -200,6 +210,23 @@ func requestOptions(a *agentconfig.Agent) (temperature *float64, maxTokens int, 
 	t := a.Config.Temperature
 	return &t, a.Config.MaxCompletionTokens, a.Config.Reasoning() == agentconfig.EffortOff
 }
+
+// reasoningEffort is the session's reasoning effort: Options'
+// (checked by resolved), which wins, else the agent's, else none (""),
+// which leaves the requests as they were before agents.
+func (s *Settings) reasoningEffort() string {
+	if e := s.opts.ReasoningEffort; e != "" {
+		return e
+	}
+	if s.agent == nil {
+		return ""
+	}
+	return s.agent.Config.Reasoning()
+}
+
+// citations reports whether the session's answers cite their sources:
+// always without an agent, else as its citation_enabled says.
+func (s *Settings) citations() bool { return s.agent == nil || s.agent.Config.Citations() }
 
 // agentPrompt is the agent's system_prompt as a section after Moteur's
 // prompt ("" when it has none): its rules stay in force.

@@ -98,6 +98,13 @@ type Options struct {
 	// what the configuration allows and never loosens it: see agent.go for
 	// how each field is honoured.
 	Agent *agentconfig.Agent
+	// ReasoningEffort is the session's reasoning effort, one of
+	// agentconfig.Efforts ("": the agent's, see
+	// agentconfig.CustomAgentConfig.Reasoning; without an agent, nothing
+	// is asked and the server decides). It wins over the agent's, as a
+	// request's reasoning_effort does in seed 000. An unknown value is an
+	// *OptionError.
+	ReasoningEffort string
 	// Store is the session store of DataDir, for a process that opens
 	// many sessions one after the other and keeps it open (moteur serve):
 	// the sessions use it and leave it open. Nil: each session opens the
@@ -136,6 +143,11 @@ func (o Options) resolved() (Options, error) {
 		return o, fmt.Errorf("project root: %w", err)
 	}
 	o.ProjectRoot = root
+	if o.ReasoningEffort != "" {
+		if err := agentconfig.CheckEffort(o.ReasoningEffort); err != nil {
+			return o, &OptionError{Option: "reasoning_effort", Err: err}
+		}
+	}
 	if o.DataDir == "" {
 		o.DataDir, err = DataDir(o.Env)
 	} else if o.DataDir, err = filepath.Abs(o.DataDir); err != nil {

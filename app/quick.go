@@ -7,6 +7,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/moteur/moteur/agentconfig"
 	"github.com/moteur/moteur/cite"
 	"github.com/moteur/moteur/event"
 	"github.com/moteur/moteur/llm"
@@ -61,9 +62,16 @@ func (s *Settings) OpenQuick(ctx context.Context) (_ *Quick, err error) {
 		return nil, err
 	}
 	cfg := rag.Config{Store: q.kb, Bases: bases, Mode: o.SearchMode, Lang: s.Lang}
-	// A custom agent's request options and prompt go to the generation.
+	// A custom agent's request options and prompt go to the generation,
+	// and the session's reasoning effort (Options', else the agent's).
 	cfg.Temperature, cfg.MaxTokens, cfg.NoThinking = requestOptions(s.agent)
+	effort := s.reasoningEffort()
+	var level string
+	if effort != "" {
+		cfg.NoThinking, level = agentconfig.RequestEffort(effort)
+	}
 	cfg.Instructions = agentPrompt(s.Lang, s.agent)
+	cfg.NoCitations = !s.citations()
 	// The outbound check classifies the passages even without a model: a
 	// session that quoted classified content must stay sensitive.
 	if cfg.Outbound, err = s.outbound(); err != nil {
@@ -71,6 +79,9 @@ func (s *Settings) OpenQuick(ctx context.Context) (_ *Quick, err error) {
 	}
 	// The pipeline sends through a router, even to one remote provider.
 	if _, cfg.Router, err = providersIn(s.Config, true, s.Lang); err != nil {
+		return nil, err
+	}
+	if _, cfg.Router, err = s.withEffort(nil, cfg.Router, level); err != nil {
 		return nil, err
 	}
 	q.Warnings = append(q.Warnings, keyWarnings(s.Config, s.Lang)...)
@@ -112,7 +123,7 @@ func (s *Settings) quickBases() ([]string, error) {
 // records nothing: no session is stored.
 func (q *Quick) Ask(ctx context.Context, question string, show func(event.Event)) (rag.Answer, error) {
 	rec := &recorder{ctx: ctx, id: q.ID, seq: lastSeq(q.past), sinks: q.live.sinks(), now: q.Settings.opts.Now, show: show,
-		stored: &q.past}
+		stored: &q.past, noCitations: !q.Settings.citations()}
 	if len(q.past) == 0 {
 		// Local: the answers of a quick answer quote the documents (the
 		// extractive ones always do). Recorded as local, they stay subject
@@ -124,8 +135,12 @@ func (q *Quick) Ask(ctx context.Context, question string, show func(event.Event)
 	}
 	history, aliases, sensitive := conversation(q.past)
 	history = q.Settings.agentHistory(history)
-	return q.pipeline.Ask(ctx, question, history, rec.emit, rag.WithAliases(aliases), rag.WithSensitive(sensitive),
+	a, err := q.pipeline.Ask(ctx, question, history, rec.emit, rag.WithAliases(aliases), rag.WithSensitive(sensitive),
 		rag.WithRetryDelays(q.RetryDelays))
+	if rec.noCitations {
+		a.Citations = nil
+	}
+	return a, err
 }
 
 // Close closes the session. A new session that recorded nothing (its
@@ -170,9 +185,16 @@ type recorder struct {
 	// start, for a new session, is its SessionStarted, recorded before
 	// its first persisted event.
 	start *event.SessionStartedPayload
+	// noCitations: the agent's answers cite nothing (citation_enabled
+	// false), so its AssistantMessage records no citation.
+	noCitations bool
 }
 
 func (r *recorder) emit(t event.Type, payload any, ephemeral bool) error {
+	if p, ok := payload.(event.AssistantMessagePayload); ok && r.noCitations {
+		p.Citations = nil
+		payload = p
+	}
 	if r.start != nil && !ephemeral {
 		start := *r.start
 		r.start = nil

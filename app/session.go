@@ -128,7 +128,7 @@ func (s *Settings) Open(ctx context.Context) (_ *Session, err error) {
 		return nil, err
 	}
 	if ses.kb != nil {
-		deps.SystemPrompt += "\n\n" + i18n.KnowledgePrompt(s.Lang, strings.Join(named, ", "))
+		deps.SystemPrompt += "\n\n" + i18n.KnowledgePrompt(s.Lang, strings.Join(named, ", "), s.citations())
 	}
 	// The agent's prompt comes after Moteur's, whose rules prevail.
 	if section := agentPrompt(s.Lang, s.agent); section != "" {

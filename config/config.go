@@ -90,6 +90,9 @@ type Provider struct {
 	// NoThinking is a JSON object to merge into request bodies to switch
 	// reasoning off; nil when not configured.
 	NoThinking json.RawMessage
+	// ReasoningEfforts are the reasoning efforts the model accepts
+	// (reasoning_efforts); nil: the client's defaults.
+	ReasoningEfforts []string
 	// APIKey is resolved by Load from the variable APIKeyEnv names, never
 	// read from a file; empty when the variable is unset (a server that
 	// needs none, or a mistake the provider reports on first use).
@@ -618,6 +621,7 @@ func resolveProvider(fp FileProvider, source string, getenv func(string) string)
 		Local:         fp.Local,
 		Source:        source,
 	}
+	p.ReasoningEfforts = slices.Clone(fp.ReasoningEfforts)
 	if fp.NoThinking != nil {
 		p.NoThinking, _ = json.Marshal(fp.NoThinking) // checked by ReadFile
 	}

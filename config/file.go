@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"slices"
 	"strings"
 
 	"github.com/goccy/go-yaml/ast"
@@ -13,6 +14,7 @@ import (
 	"github.com/moteur/moteur/hooks"
 	"github.com/moteur/moteur/hostmatch"
 	"github.com/moteur/moteur/kb/retrieval"
+	"github.com/moteur/moteur/llm"
 	"github.com/moteur/moteur/policy"
 	"github.com/moteur/moteur/profile"
 	"github.com/moteur/moteur/strictyaml"
@@ -101,6 +103,12 @@ type FileProvider struct {
 	// parameter, e.g. {chat_template_kwargs: {enable_thinking: false}}
 	// (vLLM, SGLang with Qwen3). Must be a mapping.
 	NoThinking map[string]any `yaml:"no_thinking"`
+	// ReasoningEfforts are the reasoning efforts the model accepts, among
+	// minimal, low, medium, high, xhigh and max, e.g. [low, medium, high];
+	// a level asked of it that it lacks is adjusted to one of these. None:
+	// minimal, low, medium and high, what OpenAI-compatible servers
+	// accept.
+	ReasoningEfforts []string `yaml:"reasoning_efforts"`
 }
 
 // FileEndpoint is the embedding: or rerank: section. BaseURL and APIKeyEnv
@@ -200,6 +208,12 @@ func (f *File) check(tree *ast.File) error {
 		}
 		if _, err := json.Marshal(p.NoThinking); err != nil {
 			return at(key+".no_thinking", fmt.Errorf("providers[%d].no_thinking: not a JSON object: %w", i, err))
+		}
+		for j, e := range p.ReasoningEfforts {
+			if !slices.Contains(llm.EffortLevels(), e) {
+				return at(fmt.Sprintf("%s.reasoning_efforts[%d]", key, j), fmt.Errorf("providers[%d].reasoning_efforts[%d]: unknown reasoning effort %q: want %s",
+					i, j, e, strings.Join(llm.EffortLevels(), ", ")))
+			}
 		}
 		name := providerName(*p, u)
 		if j, dup := names[name]; dup {

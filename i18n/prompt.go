@@ -1,5 +1,7 @@
 package i18n
 
+import "strings"
+
 // SystemPrompt is Moteur's default system prompt in lang l.
 func SystemPrompt(l Lang) string {
 	if l.Normalize() == EN {
@@ -27,13 +29,25 @@ Method:
 Answer in the user's language, clearly and concisely.`
 
 // QuickAnswerPrompt is the system prompt of the quick-answer pipeline: one
-// generation from the passages the user message carries.
-func QuickAnswerPrompt(l Lang) string {
+// generation from the passages the user message carries; cite asks for
+// every claim's source id (off for an agent whose citation_enabled is
+// false).
+func QuickAnswerPrompt(l Lang, cite bool) string {
+	p, rule := quickFR, quickCiteFR
 	if l.Normalize() == EN {
-		return quickEN
+		p, rule = quickEN, quickCiteEN
 	}
-	return quickFR
+	if !cite {
+		return strings.Replace(p, rule, "", 1)
+	}
+	return p
 }
+
+// The citation rules of the quick-answer prompts, a line each.
+const (
+	quickCiteFR = "- Cite chaque affirmation par l'identifiant de sa source entre crochets, par exemple [c2] ; plusieurs sources : [c1, c3].\n"
+	quickCiteEN = "- Cite every claim with its source's id in brackets, for example [c2]; several sources: [c1, c3].\n"
+)
 
 const quickFR = `Tu es Moteur. Réponds à la question de l'utilisateur à partir des seules sources fournies entre <sources> et </sources>.
 
@@ -57,10 +71,19 @@ func RewritePrompt(l Lang) string {
 }
 
 // KnowledgePrompt is added to the agent's system prompt when it has the
-// knowledge tools.
-func KnowledgePrompt(l Lang, bases string) string {
+// knowledge tools; cite asks it to cite every fact by its passage id (the
+// citation protocol, off for an agent whose citation_enabled is false).
+func KnowledgePrompt(l Lang, bases string, cite bool) string {
 	if l.Normalize() == EN {
-		return "Knowledge bases available: " + bases + ". Search them with search_knowledge (hybrid by default, keyword for exact terms and identifiers), read around a passage with read_document, and cite every fact taken from them with its passage id in brackets, like [c3]."
+		p := "Knowledge bases available: " + bases + ". Search them with search_knowledge (hybrid by default, keyword for exact terms and identifiers)"
+		if cite {
+			return p + ", read around a passage with read_document, and cite every fact taken from them with its passage id in brackets, like [c3]."
+		}
+		return p + " and read around a passage with read_document."
 	}
-	return "Bases de connaissances disponibles : " + bases + ". Cherche avec search_knowledge (hybride par défaut, keyword pour les termes exacts et identifiants), lis autour d'un passage avec read_document, et cite chaque fait qui en vient par l'identifiant de son passage entre crochets, comme [c3]."
+	p := "Bases de connaissances disponibles : " + bases + ". Cherche avec search_knowledge (hybride par défaut, keyword pour les termes exacts et identifiants)"
+	if cite {
+		return p + ", lis autour d'un passage avec read_document, et cite chaque fait qui en vient par l'identifiant de son passage entre crochets, comme [c3]."
+	}
+	return p + " et lis autour d'un passage avec read_document."
 }

@@ -72,6 +72,28 @@ type Request struct {
 	// NoThinking asks the provider to turn extended thinking off where the
 	// server supports a switch for it.
 	NoThinking bool
+	// ReasoningEffort asks for a level of thinking, one of EffortLevels
+	// ("": say nothing, the server's default). A provider that lacks the
+	// level sends the nearest one it has; NoThinking wins over it.
+	ReasoningEffort string
+}
+
+// Reasoning efforts a request may ask for, weakest first. "off" and "auto"
+// are not among them: off is NoThinking and auto is the server's default,
+// an empty ReasoningEffort.
+const (
+	EffortMinimal = "minimal"
+	EffortLow     = "low"
+	EffortMedium  = "medium"
+	EffortHigh    = "high"
+	EffortXHigh   = "xhigh"
+	EffortMax     = "max"
+)
+
+// EffortLevels lists the reasoning efforts a request may ask for, weakest
+// first.
+func EffortLevels() []string {
+	return []string{EffortMinimal, EffortLow, EffortMedium, EffortHigh, EffortXHigh, EffortMax}
 }
 
 // FinishReason says why the model stopped, normalised across servers.

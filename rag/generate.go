@@ -24,7 +24,7 @@ import (
 func (p *Pipeline) generate(ctx context.Context, question string, history []llm.Message, pc *passages, hint string, c call, rec *recorder) (Answer, error) {
 	msgs := append(textOnly(history),
 		llm.Message{Role: llm.RoleUser, Content: extractive.FormatPrompt(pc.prompt, question)})
-	system := i18n.QuickAnswerPrompt(p.cfg.Lang)
+	system := i18n.QuickAnswerPrompt(p.cfg.Lang, !p.cfg.NoCitations)
 	if p.cfg.Instructions != "" {
 		system += "\n\n" + p.cfg.Instructions
 	}

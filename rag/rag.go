@@ -64,6 +64,9 @@ type Config struct {
 	// answer.
 	Temperature *float64
 	NoThinking  bool
+	// NoCitations leaves the citation rule out of the generation's prompt
+	// (a custom agent whose citation_enabled is false).
+	NoCitations bool
 	// Instructions are added to the quick answer's system prompt (a custom
 	// agent's system_prompt); they never replace it.
 	Instructions string

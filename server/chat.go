@@ -29,6 +29,9 @@ type chatRequest struct {
 	AgentID          string   `json:"agent_id"`
 	KnowledgeBaseIDs []string `json:"knowledge_base_ids"`
 	WebSearchEnabled bool     `json:"web_search_enabled"`
+	// ReasoningEffort overrides the agent's reasoning effort for this
+	// turn ("": the agent's): one of agentconfig.Efforts.
+	ReasoningEffort string `json:"reasoning_effort"`
 }
 
 // chat serves the two chat routes: the turn's events as Server-Sent
@@ -73,6 +76,9 @@ func (s *Server) chatTurn(ctx context.Context, k apikey.Key, id string, body cha
 	if strings.TrimSpace(body.Query) == "" {
 		return turnRequest{}, apiErrorf(http.StatusBadRequest, CodeEmptyQuery, "query is empty: say what to ask")
 	}
+	if err := checkEffort(body.ReasoningEffort); err != nil {
+		return turnRequest{}, err
+	}
 	if err := s.sessionInScope(ctx, k, id); err != nil {
 		return turnRequest{}, err
 	}
@@ -89,7 +95,20 @@ func (s *Server) chatTurn(ctx context.Context, k apikey.Key, id string, body cha
 	}
 	quick := knowledge || agent != nil && !agent.Config.IsAgentMode()
 	return turnRequest{SessionID: id, Query: body.Query, Agent: agent, Bases: bases, Web: body.WebSearchEnabled,
-		Quick: quick, Key: k}, nil
+		Quick: quick, Key: k, ReasoningEffort: body.ReasoningEffort}, nil
+}
+
+// checkEffort refuses a reasoning_effort that is not one of
+// agentconfig.Efforts ("": none asked), naming the valid ones.
+func checkEffort(e string) error {
+	if e == "" {
+		return nil
+	}
+	if err := agentconfig.CheckEffort(e); err != nil {
+		return errorf(http.StatusBadRequest, CodeInvalidField, err, "reasoning_effort %q: want one of %s",
+			clip(e), strings.Join(agentconfig.Efforts(), ", "))
+	}
+	return nil
 }
 
 // agent resolves the agent a request names ("": none, the

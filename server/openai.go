@@ -97,6 +97,10 @@ func (s *Server) doorTurn(ctx context.Context, k apikey.Key, header string, body
 	if err := body.check(); err != nil {
 		return doorRequest{}, err
 	}
+	effort, err := body.effort()
+	if err != nil {
+		return doorRequest{}, err
+	}
 	agent, err := s.modelAgent(ctx, k, body.Model)
 	if err != nil {
 		return doorRequest{}, err
@@ -118,7 +122,7 @@ func (s *Server) doorTurn(ctx context.Context, k apikey.Key, header string, body
 		return doorRequest{}, err
 	}
 	req := turnRequest{SessionID: id, Query: query, Agent: &agent, Bases: bases,
-		Web: agent.Config.WebSearchEnabled, Quick: !agent.Config.IsAgentMode(), Key: k}
+		Web: agent.Config.WebSearchEnabled, Quick: !agent.Config.IsAgentMode(), Key: k, ReasoningEffort: effort}
 	if !k.Scope.Wait {
 		req.OnRequest = refuseApproval
 	}

@@ -6,13 +6,15 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/moteur/moteur/agentconfig"
 	"github.com/moteur/moteur/i18n"
 )
 
 // completionRequest is the body of POST /v1/chat/completions: OpenAI's
-// fields. Those an agent's configuration governs (sampling, output limits,
-// reasoning effort) are accepted and ignored — the agent's model,
-// temperature and max tokens apply; those the door cannot honour
+// fields. reasoning_effort overrides the agent's, as seed 000 lets a
+// request do. Those an agent's configuration governs (sampling, output
+// limits) are accepted and ignored — the agent's model, temperature and
+// max tokens apply; those the door cannot honour
 // (client-side tools, several choices, structured output, logprobs,
 // audio) are refused by name, as is any field OpenAI does not define.
 type completionRequest struct {
@@ -33,6 +35,9 @@ type completionRequest struct {
 	Modalities    []string        `json:"modalities"`
 	Prediction    json.RawMessage `json:"prediction"`
 	WebSearch     json.RawMessage `json:"web_search_options"`
+	// ReasoningEffort overrides the agent's reasoning effort (see
+	// effort).
+	ReasoningEffort json.RawMessage `json:"reasoning_effort"`
 
 	// Accepted and ignored: the agent's configuration governs these.
 	Temperature         json.RawMessage `json:"temperature"`
@@ -47,7 +52,6 @@ type completionRequest struct {
 	Metadata            json.RawMessage `json:"metadata"`
 	Store               json.RawMessage `json:"store"`
 	ServiceTier         json.RawMessage `json:"service_tier"`
-	ReasoningEffort     json.RawMessage `json:"reasoning_effort"`
 	Verbosity           json.RawMessage `json:"verbosity"`
 	ParallelToolCalls   json.RawMessage `json:"parallel_tool_calls"`
 	PromptCacheKey      json.RawMessage `json:"prompt_cache_key"`
@@ -114,6 +118,32 @@ func (b *completionRequest) check() error {
 		return unsupported(`"web_search_options": web search is the agent's setting (its web_search_enabled)`)
 	}
 	return nil
+}
+
+// effort is the reasoning effort the request asks for ("": none, the
+// agent's): one of agentconfig.Efforts, or OpenAI's "none", which is off.
+// Anything else is refused, naming the valid values.
+func (b *completionRequest) effort() (string, error) {
+	raw := bytes.TrimSpace(b.ReasoningEffort)
+	if len(raw) == 0 || string(raw) == "null" {
+		return "", nil
+	}
+	var e string
+	if err := json.Unmarshal(raw, &e); err != nil {
+		return "", apiErrorf(http.StatusBadRequest, CodeInvalidField, `"reasoning_effort" must be a string: one of none, %s`,
+			strings.Join(agentconfig.Efforts(), ", "))
+	}
+	switch e {
+	case "":
+		return "", nil
+	case "none":
+		return agentconfig.EffortOff, nil
+	}
+	if agentconfig.CheckEffort(e) != nil {
+		return "", apiErrorf(http.StatusBadRequest, CodeInvalidField, `"reasoning_effort": %q: want one of none, %s`,
+			clip(e), strings.Join(agentconfig.Efforts(), ", "))
+	}
+	return e, nil
 }
 
 // isEmptyJSON: absent, null or an empty array or object.

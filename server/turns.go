@@ -41,6 +41,9 @@ type turnRequest struct {
 	Web bool
 	// Quick answers with the quick-answer pipeline instead of the loop.
 	Quick bool
+	// ReasoningEffort overrides the agent's reasoning effort ("": the
+	// agent's), checked by the face that made the request.
+	ReasoningEffort string
 	// Key is the key the turn was asked with.
 	Key apikey.Key
 	// OnRequest, when set, answers each permission request of the turn
@@ -220,6 +223,9 @@ func (s *Server) open(ctx context.Context, req turnRequest) (runner, error) {
 	o := s.options(req.SessionID)
 	o.Agent = req.Agent
 	o.KnowledgeBases = req.Bases
+	if req.ReasoningEffort != "" {
+		o.ReasoningEffort = req.ReasoningEffort
+	}
 	o.NoMCP = false
 	if req.Quick {
 		q, err := app.OpenQuick(ctx, o)

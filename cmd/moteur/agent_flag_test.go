@@ -134,7 +134,7 @@ func TestAgentFlagQuickAgentOnRunGivesAQuickAnswer(t *testing.T) {
 		t.Fatalf("%d requests, want one generation", len(reqs))
 	}
 	r := reqs[0]
-	if r.Messages[0].Content != i18n.QuickAnswerPrompt(i18n.FR) || len(r.Tools) != 0 {
+	if r.Messages[0].Content != i18n.QuickAnswerPrompt(i18n.FR, true) || len(r.Tools) != 0 {
 		t.Errorf("system %q, tools %v: want the quick answer's prompt and no tool", r.Messages[0].Content, r.Tools)
 	}
 	if o := optionsOf(t, r.Body); o.Temperature == nil || *o.Temperature != 0.1 || o.MaxTokens != 300 {

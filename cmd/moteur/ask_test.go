@@ -217,7 +217,7 @@ func TestAskWithModelSendsAliasesOnly(t *testing.T) {
 	if r.Model != "m" || len(r.Tools) != 0 {
 		t.Errorf("model %q, tools %v; want m and no tools", r.Model, r.Tools)
 	}
-	if r.Messages[0].Role != llm.RoleSystem || r.Messages[0].Content != i18n.QuickAnswerPrompt(i18n.FR) {
+	if r.Messages[0].Role != llm.RoleSystem || r.Messages[0].Content != i18n.QuickAnswerPrompt(i18n.FR, true) {
 		t.Errorf("system message %+v, want the quick-answer prompt", r.Messages[0])
 	}
 	last := r.Messages[len(r.Messages)-1]

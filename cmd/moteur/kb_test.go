@@ -454,7 +454,7 @@ func TestRunKBGivesTheKnowledgeTools(t *testing.T) {
 		}
 	}
 	sys := reqs[0].Messages[0]
-	if sys.Role != "system" || !strings.Contains(sys.Content, i18n.KnowledgePrompt(i18n.FR, "manuel-rh")) {
+	if sys.Role != "system" || !strings.Contains(sys.Content, i18n.KnowledgePrompt(i18n.FR, "manuel-rh", true)) {
 		t.Errorf("system prompt does not name the base manuel-rh:\n%s", sys.Content)
 	}
 	for i, r := range reqs {

@@ -17,6 +17,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/moteur/moteur/i18n"
@@ -58,6 +59,11 @@ type Config struct {
 	// or {"thinking":{"type":"disabled"}} for DeepSeek. Nil adds nothing,
 	// since OpenAI itself rejects fields it does not know.
 	NoThinking json.RawMessage
+	// ReasoningEfforts are the reasoning efforts the model accepts, among
+	// llm.EffortLevels (nil: DefaultEfforts). A request's
+	// llm.Request.ReasoningEffort is adjusted to them (see EffortFor) and
+	// sent as reasoning_effort.
+	ReasoningEfforts []string
 	// Local declares that the server runs on this machine or network and
 	// may receive classified content (the engine routes sensitive sessions
 	// to such providers).
@@ -79,6 +85,11 @@ type Client struct {
 	// noThinking holds NoThinking's fields, without their braces.
 	noThinking []byte
 	local      bool
+	// efforts are the reasoning efforts the server accepts, weakest first.
+	efforts []string
+	// effortRefused: the server answered a request with reasoning_effort
+	// by a 400 about the field; it is sent no more.
+	effortRefused atomic.Bool
 }
 
 var _ provider.Provider = (*Client)(nil)
@@ -110,6 +121,9 @@ func New(cfg Config) (*Client, error) {
 	if c.noThinking, err = objectFields(cfg.NoThinking); err != nil {
 		return nil, fmt.Errorf("openai: NoThinking: %w", err)
 	}
+	if c.efforts, err = supportedEfforts(cfg.ReasoningEfforts); err != nil {
+		return nil, fmt.Errorf("openai: ReasoningEfforts: %w", err)
+	}
 	if c.http == nil {
 		c.http = defaultHTTPClient()
 	}
@@ -135,9 +149,13 @@ func endpointURL(base string) (string, error) {
 	return u.String(), nil
 }
 
-// defaultHTTPClient bounds each step of getting an answer but not the
-// answer itself. The proxy settings of the environment are kept.
-func defaultHTTPClient() *http.Client {
+// defaultHTTPClient is the process's one client of the providers that
+// name none: its connections are pooled across sessions, so that a server
+// whose every turn opens a session does not dial (and shake hands with)
+// the model's server again at each turn. It bounds each step of getting an
+// answer but not the answer itself; the proxy settings of the environment
+// are kept. An http.Client is safe for concurrent use.
+var defaultHTTPClient = sync.OnceValue(func() *http.Client {
 	t, ok := http.DefaultTransport.(*http.Transport)
 	if ok {
 		t = t.Clone()
@@ -150,8 +168,16 @@ func defaultHTTPClient() *http.Client {
 	// answers; a minute covers that for most, and a custom HTTPClient the
 	// rest.
 	t.ResponseHeaderTimeout = 60 * time.Second
+	// Many sessions stream from one model server at once (moteur serve):
+	// keep their connections for the next turns, not net/http's 2 a host.
+	t.MaxIdleConnsPerHost = maxIdleConnsPerHost
+	t.MaxIdleConns = 4 * maxIdleConnsPerHost
 	return &http.Client{Transport: t}
-}
+})
+
+// maxIdleConnsPerHost is how many idle connections to a model server are
+// kept for the next requests.
+const maxIdleConnsPerHost = 256
 
 // Name returns the provider's name.
 func (c *Client) Name() string { return c.name }
@@ -193,9 +219,45 @@ func (c *Client) Stream(ctx context.Context, req llm.Request, onDelta func(llm.D
 	return out, err
 }
 
-// send posts the request and returns a 200 answer.
+// send posts the request and returns a 200 answer. A 400 whose error
+// names reasoning_effort is sent again, once, without the field, which the
+// client then sends no more: the server does not take it, or not the
+// levels configured for it.
 func (c *Client) send(ctx context.Context, req llm.Request, model string) (*http.Response, error) {
-	body, err := json.Marshal(buildRequest(req, model))
+	effort := ""
+	if !req.NoThinking {
+		effort = c.EffortFor(req.ReasoningEffort)
+	}
+	resp, err := c.post(ctx, req, model, effort)
+	if err != nil {
+		return nil, err
+	}
+	if resp.StatusCode == http.StatusBadRequest && effort != "" && refusesEffort(resp) {
+		c.effortRefused.Store(true)
+		if resp, err = c.post(ctx, req, model, ""); err != nil {
+			return nil, err
+		}
+	}
+	if resp.StatusCode != http.StatusOK {
+		defer resp.Body.Close()
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		err := statusError(c.origin(), resp)
+		if resp.StatusCode == http.StatusNotFound {
+			err = c.unknownModel(ctx, model, err)
+		}
+		return nil, err
+	}
+	return resp, nil
+}
+
+// post sends the body of req, with reasoning_effort effort ("": none), and
+// returns the server's answer, whatever its status.
+func (c *Client) post(ctx context.Context, req llm.Request, model, effort string) (*http.Response, error) {
+	w := buildRequest(req, model)
+	w.ReasoningEffort = effort
+	body, err := json.Marshal(w)
 	if err == nil && req.NoThinking {
 		body = addFields(body, c.noThinking)
 	}
@@ -211,17 +273,6 @@ func (c *Client) send(ctx context.Context, req llm.Request, model string) (*http
 	resp, err := c.http.Do(hreq)
 	if err != nil {
 		return nil, transportError(ctx, c.origin(), err)
-	}
-	if resp.StatusCode != http.StatusOK {
-		defer resp.Body.Close()
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		err := statusError(c.origin(), resp)
-		if resp.StatusCode == http.StatusNotFound {
-			err = c.unknownModel(ctx, model, err)
-		}
-		return nil, err
 	}
 	return resp, nil
 }

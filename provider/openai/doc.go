@@ -7,9 +7,12 @@
 //     completion of a server that ignores stream:true), assembles text,
 //     reasoning (the reasoning fields, and <think> blocks in the content)
 //     and tool calls from their fragments, and classifies failures as
-//     provider.Error kinds. It neither retries nor watches for stalls: the
-//     engine does both, and Client reports every chunk it decodes, keepalives
-//     included, so that the engine can tell a live stream from a silent one.
+//     provider.Error kinds. It neither retries failures nor watches for
+//     stalls: the engine does both, and Client reports every chunk it
+//     decodes, keepalives included, so that the engine can tell a live
+//     stream from a silent one. It adjusts a request's reasoning effort to
+//     the levels the server accepts, and sends a request again once,
+//     without reasoning_effort, when the server refuses that field.
 //   - Embedder (/embeddings) and Reranker (/rerank), which knowledge bases
 //     use: one JSON request and its answer each. They retry transient
 //     failures themselves, with a backoff that honours Retry-After, since

@@ -19,6 +19,9 @@ type wireRequest struct {
 	StreamOptions streamOptions `json:"stream_options"`
 	MaxTokens     int           `json:"max_tokens,omitempty"`
 	Temperature   *float64      `json:"temperature,omitempty"`
+	// ReasoningEffort is the level sent, adjusted to the server's (see
+	// Client.EffortFor), or none.
+	ReasoningEffort string `json:"reasoning_effort,omitempty"`
 }
 
 // streamOptions asks for the usage chunk at the end of the stream.
