@@ -73,26 +73,45 @@ func (t *turn) manage(ctx context.Context, force bool) error {
 	if !force && !c.Due(st.history, t.sysTokens(), st.lastUsage, st.usageAt) {
 		return nil
 	}
-	hookContext := t.preCompact(ctx)
-	if t.auditErr != nil {
-		return t.auditErr
-	}
-	res, err := c.Compact(ctx, st.history, t.summarize, force)
-	if err != nil {
+	res, err := t.compact(ctx, force, false)
+	if err != nil || !res.Skipped {
 		return err
 	}
-	if res.Skipped {
-		// Nothing could be summarised away (the excess is this turn's
-		// own): cut the largest results in what is sent instead.
-		t.overBudget = c.Estimate(st.history, t.sysTokens(), st.lastUsage, st.usageAt) > c.Limit()
-		return nil
+	// Nothing could be summarised away (the excess is this turn's own):
+	// cut the largest results in what is sent instead.
+	t.overBudget = c.Estimate(st.history, t.sysTokens(), st.lastUsage, st.usageAt) > c.Limit()
+	return nil
+}
+
+// compact runs the PreCompact hooks, summarises the history and records
+// the compaction, unless the compactor skipped it (res.Skipped, nothing
+// recorded). manual is a compaction the user asked for between turns
+// (Engine.Compact): the hooks' trigger and the record's reason say so.
+func (t *turn) compact(ctx context.Context, force, manual bool) (compaction.Result, error) {
+	c := t.compactor()
+	st := t.conv()
+	trigger := "auto"
+	if manual {
+		trigger = "manual"
+	}
+	hookContext := t.preCompact(ctx, trigger)
+	if t.auditErr != nil {
+		return compaction.Result{}, t.auditErr
+	}
+	res, err := c.Compact(ctx, st.history, t.summarize, force)
+	if err != nil || res.Skipped {
+		return res, err
+	}
+	reason := res.Reason
+	if manual {
+		reason = event.CompactManual
 	}
 	_, err = t.emit(event.ContextCompacted, event.ContextCompactedPayload{
 		Summary: res.Summary, Replaced: res.Replaced, TokensBefore: res.TokensBefore, TokensAfter: res.TokensAfter,
-		Reason: res.Reason, SplitTurn: res.SplitTurn, Degraded: res.Degraded, HookContext: hookContext,
+		Reason: reason, SplitTurn: res.SplitTurn, Degraded: res.Degraded, HookContext: hookContext,
 	})
 	if err != nil {
-		return err
+		return res, err
 	}
 	if t.userAt >= res.Replaced {
 		t.userAt = t.userAt - res.Replaced + 1
@@ -101,7 +120,7 @@ func (t *turn) manage(ctx context.Context, force bool) error {
 	}
 	t.compacted, t.overBudget = true, res.OverBudget
 	t.compactions++
-	return nil
+	return res, nil
 }
 
 // summarize asks the session's provider for a summary, without streaming

@@ -171,10 +171,10 @@ func (t *turn) sendBack(ctx context.Context, out outcome) bool {
 	return true
 }
 
-// preCompact runs PreCompact before a compaction; its context is joined to
-// the summary.
-func (t *turn) preCompact(ctx context.Context) string {
-	return t.hook(ctx, hooks.Input{Event: hooks.PreCompact, Reason: "auto"}).Context
+// preCompact runs PreCompact before a compaction (trigger auto or manual,
+// as Claude Code says); its context is joined to the summary.
+func (t *turn) preCompact(ctx context.Context, trigger string) string {
+	return t.hook(ctx, hooks.Input{Event: hooks.PreCompact, Reason: trigger}).Context
 }
 
 // notify runs Notification while a permission request waits, when

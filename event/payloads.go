@@ -315,11 +315,18 @@ type ContextCompactedPayload struct {
 	Replaced     int    `json:"replaced"`
 	TokensBefore int    `json:"tokens_before"`
 	TokensAfter  int    `json:"tokens_after"`
-	Reason       string `json:"reason,omitempty"`
+	Reason       string `json:"reason,omitempty"` // CompactThreshold, CompactOverflow or CompactManual
 	SplitTurn    bool   `json:"split_turn,omitempty"`
 	Degraded     bool   `json:"degraded,omitempty"`
 	HookContext  string `json:"hook_context,omitempty"`
 }
+
+// Compaction reasons, in ContextCompactedPayload.Reason.
+const (
+	CompactThreshold = "threshold" // the history passed the threshold
+	CompactOverflow  = "overflow"  // the provider rejected the context as too long
+	CompactManual    = "manual"    // the user asked for it (Engine.Compact)
+)
 
 // masked implements masker: the summary retells the conversation; a
 // hook's context is its own text.

@@ -102,8 +102,11 @@ type tuiBackend struct {
 	restore func()
 
 	mu     sync.Mutex
-	cancel context.CancelFunc // the running turn's; nil when none
-	turnN  int                // the number of the last turn started
+	cancel context.CancelFunc // the running turn's or compaction's; nil when none
+	// compacting: what cancel ends is a compaction, which no Cancel of a
+	// turn's number may end.
+	compacting bool
+	turnN      int // the number of the last turn started
 	// cancelN is a turn cancelled before its Start came.
 	cancelN int
 	turn    chan struct{} // closed when the running turn is over
@@ -237,7 +240,7 @@ func (b *tuiBackend) Cancel(n int) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	switch {
-	case n == b.turnN && b.cancel != nil:
+	case n == b.turnN && b.cancel != nil && !b.compacting:
 		b.cancel()
 	case n > b.turnN:
 		b.cancelN = n
@@ -369,6 +372,45 @@ func (b *tuiBackend) Rewind(seq uint64) (string, error) {
 	fmt.Fprintf(&buf, "rewound to seq %d\n", seq)
 	err = writeRewindResult(&buf, plan, res)
 	return buf.String(), err
+}
+
+// Compact implements tui.Backend: the compaction runs as a turn does in
+// the backend (Start refuses beside it, close cancels it and waits for
+// it), its events shown as a turn's.
+func (b *tuiBackend) Compact() {
+	b.mu.Lock()
+	if b.cancel != nil {
+		b.mu.Unlock()
+		b.push(tui.CompactDoneMsg{Busy: true})
+		return
+	}
+	cctx, cancel := context.WithCancel(b.ctx)
+	done := make(chan struct{})
+	b.cancel, b.turn, b.compacting = cancel, done, true
+	b.mu.Unlock()
+	defer close(done)
+	stop, pumped := make(chan struct{}), make(chan error, 1)
+	go func() { pumped <- pump(b.a.events, stop, b.a.view(tuiView{b: b}, false)) }()
+	_, err := b.a.Engine.Compact(cctx, b.a.ID)
+	close(stop)
+	<-pumped
+	cancel()
+	b.mu.Lock()
+	b.cancel, b.compacting = nil, false
+	if errors.Is(err, engine.ErrAuditFailure) {
+		b.turnErr = err
+	}
+	b.mu.Unlock()
+	msg := tui.CompactDoneMsg{}
+	switch {
+	case errors.Is(err, engine.ErrNothingToCompact):
+		msg.Nothing = true
+	case errors.Is(err, engine.ErrTurnInProgress):
+		msg.Busy = true
+	case err != nil:
+		msg.Err = turnError(err)
+	}
+	b.push(msg)
 }
 
 // tuiView passes a turn's events to the interface, and keeps a reader for

@@ -435,3 +435,32 @@ func TestChatTUINotesBecomeWarnings(t *testing.T) {
 		t.Errorf("notes %q, want %q", got, want)
 	}
 }
+
+// TestChatTUICompactOfAShortSessionSaysSo: /compact reaches the engine
+// through the backend, whose CompactDoneMsg says nothing was compacted,
+// and no request is sent.
+func TestChatTUICompactOfAShortSessionSaysSo(t *testing.T) {
+	srv := openaitest.NewServer(t, openaitest.Answer("bonjour"))
+	h := newHarness(t, srv.BaseURL())
+	b, a := openTUIBackend(t, h)
+	if d := runBackendTurn(t, b, "salut"); d.Err != nil || d.Cancelled {
+		t.Fatalf("turn: %+v", d)
+	}
+	before := len(h.load(t, a.ID))
+	go b.Compact()
+	for {
+		m := b.Next()
+		if d, ok := m.(tui.CompactDoneMsg); ok {
+			if !d.Nothing || d.Err != nil || d.Busy {
+				t.Fatalf("CompactDoneMsg = %+v, want Nothing", d)
+			}
+			break
+		}
+		if m == nil {
+			t.Fatal("the backend closed before the compaction's end")
+		}
+	}
+	if after := len(h.load(t, a.ID)); after != before {
+		t.Errorf("%d events stored by a compaction that did nothing", after-before)
+	}
+}

@@ -37,6 +37,9 @@ type Backend interface {
 	// Rewind goes back to the point seq (conversation and files, files in
 	// conflict left alone) and says what it did.
 	Rewind(seq uint64) (string, error)
+	// Compact summarises the session's history now, between turns; its
+	// events, then a CompactDoneMsg, come through Next.
+	Compact()
 }
 
 // RewindPoint is a message of the user a rewind can go back to.
@@ -54,6 +57,14 @@ type EventsMsg []event.Event
 type TurnDoneMsg struct {
 	Err       error
 	Cancelled bool
+}
+
+// CompactDoneMsg says the compaction /compact asked for is over: Err is
+// its failure; Nothing, that the history was too short to compact; Busy,
+// that a turn ran, so nothing was done.
+type CompactDoneMsg struct {
+	Err           error
+	Nothing, Busy bool
 }
 
 // Internal messages.

@@ -46,8 +46,12 @@ func (m *Model) command(text string) (cmd tea.Cmd, handled bool) {
 		u := m.used
 		note(fmt.Sprintf(m.tx.usageLine, u.prompt+u.completion, u.prompt, u.completion, m.context()))
 	case "compact":
+		if m.running || m.compacting {
+			m.notice = m.tx.compactBusy
+			return nil, true
+		}
 		done()
-		m.add(&block{kind: blockError, text: fmt.Sprintf(m.tx.notAvailable, "/compact")})
+		return m.compact(), true
 	case "rewind":
 		if m.running {
 			m.notice = m.tx.turnRunning

@@ -71,7 +71,8 @@ type Model struct {
 	scroll int
 
 	running    bool
-	turn       int // the number of the last turn sent
+	compacting bool // /compact runs
+	turn       int  // the number of the last turn sent
 	cancelling bool
 	turnStart  time.Time
 	lastEvent  time.Time
@@ -156,8 +157,11 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case TurnDoneMsg:
 		m.turnDone(msg)
 		return m, m.next()
+	case CompactDoneMsg:
+		m.compactDone(msg)
+		return m, m.next()
 	case tickMsg:
-		if msg.id != m.tickID || !m.running {
+		if msg.id != m.tickID || !m.running && !m.compacting {
 			return m, nil
 		}
 		m.frame++
@@ -281,6 +285,10 @@ func (m *Model) send() tea.Cmd {
 	}
 	if m.running {
 		m.notice = m.tx.turnRunning
+		return nil
+	}
+	if m.compacting {
+		m.notice = m.tx.compacting + "…"
 		return nil
 	}
 	prompt := m.expandPastes(raw)

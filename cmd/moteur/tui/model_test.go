@@ -30,6 +30,7 @@ type fakeBackend struct {
 	startErr error
 	points   []RewindPoint
 	rewound  []uint64
+	compacts int
 }
 
 func (f *fakeBackend) RewindPoints() []RewindPoint { return f.points }
@@ -42,6 +43,8 @@ func (f *fakeBackend) Rewind(seq uint64) (string, error) {
 	f.rewound = append(f.rewound, seq)
 	return fmt.Sprintf("rewound to seq %d", seq), nil
 }
+
+func (f *fakeBackend) Compact() { f.mu.Lock(); f.compacts++; f.mu.Unlock() }
 
 func (f *fakeBackend) Start(_ int, p string) error {
 	f.mu.Lock()
@@ -549,5 +552,56 @@ func TestRewindPicker(t *testing.T) {
 	}
 	if h.m.picker != nil || h.m.editor.Value() != "write a.txt" {
 		t.Errorf("after the rewind: picker %v, editor %q (want the message back)", h.m.picker != nil, h.m.editor.Value())
+	}
+}
+
+func TestCompactCommand(t *testing.T) {
+	h := newTestModel(t, Config{})
+	h.typeText("/compact")
+	h.press(tea.KeyEnter, 0)
+	if h.b.compacts != 1 || !h.m.compacting {
+		t.Fatalf("/compact: backend asked %d times, compacting %v", h.b.compacts, h.m.compacting)
+	}
+	h.golden("compacting")
+	// A prompt waits for the compaction: it is kept, not sent.
+	h.typeText("next question")
+	h.press(tea.KeyEnter, 0)
+	if len(h.b.started) != 0 || h.m.editor.Value() != "next question" {
+		t.Errorf("a prompt during the compaction: started %q, editor %q", h.b.started, h.m.editor.Value())
+	}
+	h.events(ev(event.ContextCompacted, event.ContextCompactedPayload{Replaced: 4, TokensBefore: 1800, TokensAfter: 300, Reason: event.CompactManual}))
+	h.send(CompactDoneMsg{})
+	f := h.frame()
+	if h.m.compacting || !strings.Contains(f, "context compacted: 1800 → 300 tokens") || strings.Contains(f, "compacting the context") {
+		t.Errorf("after the compaction: compacting %v\n%s", h.m.compacting, f)
+	}
+
+	h.m.editor.Reset()
+	h.typeText("/compact")
+	h.press(tea.KeyEnter, 0)
+	h.send(CompactDoneMsg{Nothing: true})
+	if !strings.Contains(h.frame(), "nothing to compact yet") {
+		t.Errorf("nothing to compact not said:\n%s", h.frame())
+	}
+
+	// During a turn /compact is refused at once and the backend not asked.
+	h.typeText("q")
+	h.press(tea.KeyEnter, 0)
+	if !h.m.running {
+		t.Fatal("the turn did not start")
+	}
+	h.typeText("/compact")
+	h.press(tea.KeyEnter, 0)
+	if h.b.compacts != 2 || h.m.compacting || !strings.Contains(h.frame(), "a turn is running; compact once it is over") {
+		t.Errorf("/compact during a turn: backend asked %d times (want 2), compacting %v\n%s", h.b.compacts, h.m.compacting, h.frame())
+	}
+}
+
+func TestCompactTextsInFrench(t *testing.T) {
+	tx := textsFor(i18n.FR)
+	for _, s := range []string{tx.compacting, tx.compactBusy, tx.nothingToComp, tx.compactFailed} {
+		if s == "" || s == textsEN.compacting || s == textsEN.compactBusy || s == textsEN.nothingToComp || s == textsEN.compactFailed {
+			t.Errorf("French text %q missing or English", s)
+		}
 	}
 }

@@ -20,7 +20,6 @@ type texts struct {
 	reasonPrompt   string
 	answered       string // %s: the answer
 	unknownCommand string // %s: the command
-	notAvailable   string // %s: the command
 	sessionLine    string // %s %s: id, model
 	usageLine      string // tokens, prompt, completion, context %
 	modelLine      string // %s %d: model, window
@@ -41,6 +40,10 @@ type texts struct {
 	retry          string // error, attempt, delay in ms
 	classified     string
 	compacted      string
+	compacting     string // the spinner's word while /compact runs
+	compactBusy    string
+	nothingToComp  string
+	compactFailed  string // %s: the error
 	moreLines      string
 	lines          string
 }
@@ -62,7 +65,6 @@ var textsEN = texts{
 	reasonPrompt:   "Reason for the model (Enter sends, Esc goes back): ",
 	answered:       "answered: %s",
 	unknownCommand: "unknown command or skill %s (/help lists the commands)",
-	notAvailable:   "%s is not available in this version of moteur chat",
 	sessionLine:    "session %s · model %s",
 	usageLine:      "tokens this chat: %d (prompt %d, completion %d) · context %s",
 	modelLine:      "model %s · context window %d tokens",
@@ -83,6 +85,10 @@ var textsEN = texts{
 	retry:          "%s; retry %d in %d ms",
 	classified:     "session classified: %s — only local providers from now on",
 	compacted:      "context compacted: %d → %d tokens",
+	compacting:     "compacting the context",
+	compactBusy:    "/compact: a turn is running; compact once it is over",
+	nothingToComp:  "/compact: nothing to compact yet (the conversation is too short)",
+	compactFailed:  "/compact failed: %s",
 	moreLines:      "… %d more lines",
 	lines:          "… (%d lines)",
 }
@@ -104,7 +110,6 @@ var textsFR = texts{
 	reasonPrompt:   "Raison pour le modèle (Entrée envoie, Échap revient) : ",
 	answered:       "réponse : %s",
 	unknownCommand: "commande ou compétence inconnue %s (/help liste les commandes)",
-	notAvailable:   "%s n'est pas disponible dans cette version de moteur chat",
 	sessionLine:    "session %s · modèle %s",
 	usageLine:      "jetons de cette conversation : %d (requête %d, réponse %d) · contexte %s",
 	modelLine:      "modèle %s · fenêtre de contexte %d jetons",
@@ -125,6 +130,10 @@ var textsFR = texts{
 	retry:          "%s ; nouvel essai %d dans %d ms",
 	classified:     "session classifiée : %s — seuls les fournisseurs locaux désormais",
 	compacted:      "contexte compacté : %d → %d jetons",
+	compacting:     "compactage du contexte",
+	compactBusy:    "/compact : un tour est en cours ; compactez une fois qu'il est fini",
+	nothingToComp:  "/compact : rien à compacter pour l'instant (la conversation est trop courte)",
+	compactFailed:  "échec de /compact : %s",
 	moreLines:      "… %d lignes de plus",
 	lines:          "… (%d lignes)",
 }

@@ -116,6 +116,8 @@ func (m *Model) statusLine() string {
 		left = spinnerFrames[m.frame%len(spinnerFrames)] + " " + fmt.Sprintf(m.tx.stalled, seconds(now.Sub(m.lastEvent)))
 	case m.running:
 		left = spinnerFrames[m.frame%len(spinnerFrames)] + " " + m.tx.waiting + " " + seconds(now.Sub(m.turnStart))
+	case m.compacting:
+		left = spinnerFrames[m.frame%len(spinnerFrames)] + " " + m.tx.compacting + " " + seconds(now.Sub(m.turnStart))
 	}
 	u := m.used
 	u.prompt += m.turnUsage.prompt
