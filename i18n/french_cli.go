@@ -21,5 +21,16 @@ func init() {
 		"help for %s":                "aide pour %s",
 		"Run '%s --help' for usage.": "Lancez « %s --help » pour l'utilisation.",
 		" (default ":                 " (par défaut : ",
+		// The positional arguments of a command (cmd/moteur/args.go).
+		"takes no argument, got %q":             "ne prend pas d'argument, reçu %q",
+		"takes %d argument(s), got %d":          "prend %d argument(s), reçu %d",
+		"takes at least %d argument(s), got %d": "prend au moins %d argument(s), reçu %d",
+		"takes at most %d argument(s), got %d":  "prend au plus %d argument(s), reçu %d",
+		"takes %d to %d arguments, got %d":      "prend de %d à %d arguments, reçu %d",
+		// moteur chat's full-screen interface.
+		"unknown command or skill /%s (/help lists the commands)": "commande ou skill /%s inconnu (/help liste les commandes)",
+		"a turn is already running":                               "un tour est déjà en cours",
+		"show the turn: %w":                                       "affichage du tour : %w",
+		"rewound to seq %d":                                       "session ramenée au seq %d",
 	})
 }

@@ -51,7 +51,7 @@ func quickAgent(a *agentconfig.Agent) bool {
 // quickNote says once, on standard error, that the agent answers with the
 // quick answer.
 func (c *cli) quickNote(a *agentconfig.Agent) {
-	fmt.Fprintf(c.stderr, "moteur: note: %s is a quick-answer agent: it answers from the knowledge bases in one retrieval and one generation, as moteur ask does, not in the agent loop\n",
+	fmt.Fprintf(c.stderr, c.tr("moteur: note: %s is a quick-answer agent: it answers from the knowledge bases in one retrieval and one generation, as moteur ask does, not in the agent loop\n"),
 		a.ID)
 }
 
@@ -83,12 +83,12 @@ func (c *cli) quickChat(ctx context.Context, o app.Options) (err error) {
 		}
 	}()
 	interactive := c.stdinTTY
-	header := fmt.Sprintf("moteur chat · session %s · agent %s (quick answer)", q.ID, o.Agent.ID)
+	header := c.trf("moteur chat · session %s · agent %s (quick answer)", q.ID, o.Agent.ID)
 	if q.Resumed() {
-		header += fmt.Sprintf(" · continued (%d events)", q.LastSeq)
+		header += c.trf(" · continued (%d events)", q.LastSeq)
 	}
 	if interactive {
-		header += " · /exit to quit"
+		header += c.tr(" · /exit to quit")
 	}
 	if _, err := fmt.Fprintln(c.stderr, header); err != nil {
 		return err
@@ -111,7 +111,7 @@ func (c *cli) quickChat(ctx context.Context, o app.Options) (err error) {
 			}
 			continue
 		case strings.HasPrefix(cmd, "/") && !strings.ContainsAny(cmd, " \t\n"):
-			fmt.Fprintf(c.stderr, "moteur: a quick-answer agent knows /exit, /quit and /session only\n")
+			fmt.Fprint(c.stderr, c.tr("moteur: a quick-answer agent knows /exit, /quit and /session only\n"))
 			continue
 		}
 		if err := c.answer(ctx, q, prompt, false); err != nil {

@@ -117,6 +117,7 @@ func TestAgentFlagUnknownListsTheAgents(t *testing.T) {
 func TestAgentFlagQuickAgentOnRunGivesAQuickAnswer(t *testing.T) {
 	srv := openaitest.NewServer(t, openaitest.Answer("Trente jours par an [c1]."))
 	h := newKBHarness(t)
+	h.env["MOTEUR_LANG"] = "en" // the English texts below
 	withBase(t, h, "docs")
 	withModel(h, srv)
 	a := storeAgent(t, h, "rapide", agentconfig.CustomAgentConfig{AgentMode: agentconfig.ModeQuickAnswer,
@@ -134,7 +135,7 @@ func TestAgentFlagQuickAgentOnRunGivesAQuickAnswer(t *testing.T) {
 		t.Fatalf("%d requests, want one generation", len(reqs))
 	}
 	r := reqs[0]
-	if r.Messages[0].Content != i18n.QuickAnswerPrompt(i18n.FR, true) || len(r.Tools) != 0 {
+	if r.Messages[0].Content != i18n.QuickAnswerPrompt(i18n.EN, true) || len(r.Tools) != 0 {
 		t.Errorf("system %q, tools %v: want the quick answer's prompt and no tool", r.Messages[0].Content, r.Tools)
 	}
 	if o := optionsOf(t, r.Body); o.Temperature == nil || *o.Temperature != 0.1 || o.MaxTokens != 300 {
@@ -153,6 +154,7 @@ func TestAgentFlagQuickAgentOnRunGivesAQuickAnswer(t *testing.T) {
 func TestAgentFlagQuickAgentInChat(t *testing.T) {
 	srv := openaitest.NewServer(t, openaitest.Answer("Trente jours [c1]."))
 	h := newKBHarness(t)
+	h.env["MOTEUR_LANG"] = "en" // the English texts below
 	withBase(t, h, "docs")
 	withModel(h, srv)
 	storeAgent(t, h, "rapide", agentconfig.CustomAgentConfig{AgentMode: agentconfig.ModeQuickAnswer})

@@ -20,33 +20,33 @@ import (
 func (c *cli) agentsCmd(g *globalFlags) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "agents",
-		Short: "Agents: the built-in and custom agents a session runs as, and the sub-agents",
-		Long: "Agents are what a session runs as (moteur run --agent NAME, and the agents of moteur serve): the\n" +
+		Short: c.tr("Agents: the built-in and custom agents a session runs as, and the sub-agents"),
+		Long: c.tr("Agents are what a session runs as (moteur run --agent NAME, and the agents of moteur serve): the\n" +
 			"built-in ones and the custom ones you create here, stored in $MOTEUR_HOME/moteur.db, each with a mode\n" +
 			"(quick-answer or smart-reasoning), a model, its knowledge bases, a prompt and the other settings of\n" +
 			"seed 000's CustomAgentConfig. Sub-agents are the agents the `agent` tool may start inside a session\n" +
-			"(.moteur/agents/*.md, .claude/agents/*.md): agents list shows them too.",
-		Args: cobra.NoArgs,
+			"(.moteur/agents/*.md, .claude/agents/*.md): agents list shows them too."),
+		Args: c.noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
 	}
 	var asJSON bool
 	list := &cobra.Command{
 		Use:   "list",
-		Short: "List the built-in and custom agents, then the sub-agents, each with its kind",
-		Long: "List the agents a session may run as: the built-in ones (kind builtin), then the custom ones (kind\n" +
+		Short: c.tr("List the built-in and custom agents, then the sub-agents, each with its kind"),
+		Long: c.tr("List the agents a session may run as: the built-in ones (kind builtin), then the custom ones (kind\n" +
 			"custom) by name; each line gives the id, the name, the mode and the description. Then the sub-agents\n" +
 			"(kind sub-agent) of .moteur/agents/*.md and .claude/agents/*.md in the project, then of\n" +
 			"$XDG_CONFIG_HOME/moteur/agents/*.md (Claude Code's sub-agent file format), then the built-ins\n" +
 			"general-purpose and explore; first wins. Each gives the name, where it comes from, its tools\n" +
 			"(all: its parent's) and its description; what cannot be used is reported with the file and why.\n\n" +
-			"Exit status: 0, 1 when the configuration or the database cannot be read, 2 on bad usage.",
+			"Exit status: 0, 1 when the configuration or the database cannot be read, 2 on bad usage."),
 		Example: "  moteur agents list\n  moteur agents list --json",
-		Args:    cobra.NoArgs,
+		Args:    c.noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return failure(c.agentsList(cmd.Context(), g, asJSON))
 		},
 	}
-	list.Flags().BoolVar(&asJSON, "json", false, "print the agents as one JSON object")
+	list.Flags().BoolVar(&asJSON, "json", false, c.tr("print the agents as one JSON object"))
 	cmd.AddCommand(list, c.agentsCreateCmd(g), c.agentsShowCmd(g), c.agentsEditCmd(g), c.agentsRmCmd(g), c.agentsPresetsCmd(g))
 	return cmd
 }

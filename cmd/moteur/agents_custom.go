@@ -33,35 +33,35 @@ func (c *cli) agentsCreateCmd(g *globalFlags) *cobra.Command {
 	var f createFlags
 	cmd := &cobra.Command{
 		Use:   "create NAME",
-		Short: "Create a custom agent",
-		Long: "Create a custom agent, stored in $MOTEUR_HOME/moteur.db. Its settings come from --preset (a type\n" +
+		Short: c.tr("Create a custom agent"),
+		Long: c.tr("Create a custom agent, stored in $MOTEUR_HOME/moteur.db. Its settings come from --preset (a type\n" +
 			"preset: moteur agents presets), then --file (an agent as moteur agents show --json prints it, in\n" +
 			"JSON or YAML), then the flags; what none sets gets seed 000's defaults (temperature 0.7, 2048\n" +
 			"tokens for a quick answer and 4096 for smart reasoning, access auto_write, 10 iterations…).\n" +
 			"NAME may be left out when the file has a name. Run a session as it with moteur run --agent NAME.\n\n" +
 			"Exit status: 0, 1 when the database cannot be written, 2 on bad usage, an invalid setting (named)\n" +
-			"or a name already taken.",
+			"or a name already taken."),
 		Example: "  moteur agents create support --preset rag-qa --kb docs --prompt \"Answer as our support team.\"\n" +
 			"  moteur agents create faq --mode quick-answer --model gpt-4o-mini --temperature 0.2 --max-tokens 1024\n" +
 			"  moteur agents create --file analyst.yaml",
-		Args: cobra.RangeArgs(0, 1),
+		Args: c.rangeArgs(0, 1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return failure(c.agentsCreate(cmd, g, args, &f))
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&f.preset, "preset", "", "start from a type preset: rag-qa, data-analysis or custom (moteur agents presets)")
-	fl.StringVar(&f.mode, "mode", "", "agent_mode: quick-answer (one answer from the bases) or smart-reasoning (the agent loop)")
-	fl.StringVar(&f.model, "model", "", "model_id: a provider of the configuration, or a model name")
-	fl.Float64Var(&f.temperature, "temperature", 0, "temperature, 0 to 2 (default 0.7)")
-	fl.IntVar(&f.maxTokens, "max-tokens", 0, "max_completion_tokens (default by mode)")
-	fl.StringArrayVar(&f.kb, "kb", nil, "a knowledge base the agent uses (repeat; default: every base)")
-	fl.StringVar(&f.prompt, "prompt", "", "system_prompt: added to Moteur's own prompt")
-	fl.StringVar(&f.promptFile, "prompt-file", "", "read system_prompt from this file")
-	fl.StringVar(&f.access, "access-level", "", "access_level: read_only, confirm or auto_write (default auto_write)")
-	fl.StringVar(&f.description, "description", "", "what the agent is for")
-	fl.StringVar(&f.file, "file", "", "read the agent from this .json or .yaml file")
-	fl.BoolVar(&f.asJSON, "json", false, "print the new agent as JSON")
+	fl.StringVar(&f.preset, "preset", "", c.tr("start from a type preset: rag-qa, data-analysis or custom (moteur agents presets)"))
+	fl.StringVar(&f.mode, "mode", "", c.tr("agent_mode: quick-answer (one answer from the bases) or smart-reasoning (the agent loop)"))
+	fl.StringVar(&f.model, "model", "", c.tr("model_id: a provider of the configuration, or a model name"))
+	fl.Float64Var(&f.temperature, "temperature", 0, c.tr("temperature, 0 to 2 (default 0.7)"))
+	fl.IntVar(&f.maxTokens, "max-tokens", 0, c.tr("max_completion_tokens (default by mode)"))
+	fl.StringArrayVar(&f.kb, "kb", nil, c.tr("a knowledge base the agent uses (repeat; default: every base)"))
+	fl.StringVar(&f.prompt, "prompt", "", c.tr("system_prompt: added to Moteur's own prompt"))
+	fl.StringVar(&f.promptFile, "prompt-file", "", c.tr("read system_prompt from this file"))
+	fl.StringVar(&f.access, "access-level", "", c.tr("access_level: read_only, confirm or auto_write (default auto_write)"))
+	fl.StringVar(&f.description, "description", "", c.tr("what the agent is for"))
+	fl.StringVar(&f.file, "file", "", c.tr("read the agent from this .json or .yaml file"))
+	fl.BoolVar(&f.asJSON, "json", false, c.tr("print the new agent as JSON"))
 	cmd.MarkFlagsMutuallyExclusive("prompt", "prompt-file")
 	return cmd
 }
@@ -78,12 +78,12 @@ func (c *cli) agentsCreate(cmd *cobra.Command, g *globalFlags, args []string, f 
 	if f.preset != "" {
 		p, err := agentconfig.PresetByID(f.preset, st.Lang)
 		if err != nil {
-			return usageErrorf("--preset %q: no such preset (moteur agents presets lists them)", f.preset)
+			return usageErrorf(c.tr("--preset %q: no such preset (moteur agents presets lists them)"), f.preset)
 		}
 		p.Apply(&a.Config)
 	}
 	if f.file != "" {
-		if err := readAgentFile(f.file, &a); err != nil {
+		if err := readAgentFile(c.lang, f.file, &a); err != nil {
 			return err
 		}
 	}
@@ -91,7 +91,7 @@ func (c *cli) agentsCreate(cmd *cobra.Command, g *globalFlags, args []string, f 
 		a.Name = args[0]
 	}
 	if strings.TrimSpace(a.Name) == "" {
-		return usageErrorf("agents create: give the agent a NAME (or a name in --file)")
+		return usageErrorf("%s", c.tr("agents create: give the agent a NAME (or a name in --file)"))
 	}
 	if err := f.apply(cmd, &a); err != nil {
 		return err
@@ -99,12 +99,12 @@ func (c *cli) agentsCreate(cmd *cobra.Command, g *globalFlags, args []string, f 
 	return c.withAgents(ctx, true, func(s *agentstore.SQLite) error {
 		created, err := s.Create(ctx, a)
 		if err != nil {
-			return agentError(err)
+			return agentError(c.lang, err)
 		}
 		if f.asJSON {
 			return c.writeJSON(created)
 		}
-		_, err = fmt.Fprintf(c.stdout, "Created agent %s (%s, %s). Run it with: moteur run --agent %s PROMPT\n",
+		_, err = fmt.Fprintf(c.stdout, c.tr("Created agent %s (%s, %s). Run it with: moteur run --agent %s PROMPT\n"),
 			created.Name, created.ID, created.Config.AgentMode, shellWord(created.Name))
 		return err
 	})
@@ -162,12 +162,12 @@ func (c *cli) agentsShowCmd(g *globalFlags) *cobra.Command {
 	var asJSON bool
 	cmd := &cobra.Command{
 		Use:   "show REF",
-		Short: "Show an agent: built-in or custom, by id or name",
-		Long: "Show an agent and its whole configuration (defaults applied). REF is an id or a name: a built-in\n" +
+		Short: c.tr("Show an agent: built-in or custom, by id or name"),
+		Long: c.tr("Show an agent and its whole configuration (defaults applied). REF is an id or a name: a built-in\n" +
 			"agent's id, then a custom agent's id, then a custom agent's name (case ignored), then a built-in's\n" +
-			"name. --json prints what --file reads back.",
+			"name. --json prints what --file reads back."),
 		Example: "  moteur agents show support\n  moteur agents show builtin-smart-reasoning --json > mine.json",
-		Args:    cobra.ExactArgs(1),
+		Args:    c.exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			st, err := c.listSettings(g, nil)
 			if err != nil {
@@ -185,7 +185,7 @@ func (c *cli) agentsShowCmd(g *globalFlags) *cobra.Command {
 			}))
 		},
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print the agent as JSON")
+	cmd.Flags().BoolVar(&asJSON, "json", false, c.tr("print the agent as JSON"))
 	return cmd
 }
 
@@ -193,17 +193,17 @@ func (c *cli) agentsShowCmd(g *globalFlags) *cobra.Command {
 // indented JSON (every field, under its wire name).
 func (c *cli) writeAgent(a agentconfig.Agent) error {
 	tw := tabwriter.NewWriter(c.stdout, 2, 8, 2, ' ', 0)
-	fmt.Fprintf(tw, "ID\t%s\nName\t%s\nKind\t%s\nMode\t%s\n", a.ID, a.Name, agentKind(a), a.Config.AgentMode)
+	fmt.Fprintf(tw, c.tr("ID\t%s\nName\t%s\nKind\t%s\nMode\t%s\n"), a.ID, a.Name, agentKind(a), a.Config.AgentMode)
 	if a.Description != "" {
-		fmt.Fprintf(tw, "Description\t%s\n", oneLine(a.Description, 200))
+		fmt.Fprintf(tw, c.tr("Description\t%s\n"), oneLine(a.Description, 200))
 	}
 	if !a.Created.IsZero() {
-		fmt.Fprintf(tw, "Created\t%s\nUpdated\t%s\n", a.Created.Local().Format(time.DateTime), a.Updated.Local().Format(time.DateTime))
+		fmt.Fprintf(tw, c.tr("Created\t%s\nUpdated\t%s\n"), a.Created.Local().Format(time.DateTime), a.Updated.Local().Format(time.DateTime))
 	}
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	fmt.Fprintln(c.stdout, "Config:")
+	fmt.Fprintln(c.stdout, c.tr("Config:"))
 	enc := newIndentedJSON(c.stdout)
 	return enc.Encode(a.Config)
 }
@@ -214,8 +214,8 @@ func (c *cli) agentsEditCmd(g *globalFlags) *cobra.Command {
 	var asJSON bool
 	cmd := &cobra.Command{
 		Use:   "edit REF",
-		Short: "Change a custom agent",
-		Long: "Change a custom agent: --file replaces the settings the file has (an agent as moteur agents show\n" +
+		Short: c.tr("Change a custom agent"),
+		Long: c.tr("Change a custom agent: --file replaces the settings the file has (an agent as moteur agents show\n" +
 			"--json prints it, JSON or YAML), then each --set key=value, in order. Keys are name, description and\n" +
 			"the config's fields under their wire names (moteur agents show --json lists them). Lists are\n" +
 			"comma-separated (knowledge_bases=docs,rh; an empty value is the empty list; allowed_tools=null is the\n" +
@@ -223,14 +223,14 @@ func (c *cli) agentsEditCmd(g *globalFlags) *cobra.Command {
 			"selected unless the edit sets it too; changing agent_mode picks the new mode's default\n" +
 			"max_completion_tokens when the agent had the old one's.\n" +
 			"Built-in agents cannot be changed: create one from them with moteur agents show ID --json > f.json\n" +
-			"and moteur agents create NAME --file f.json.",
+			"and moteur agents create NAME --file f.json."),
 		Example: "  moteur agents edit support --set temperature=0.3 --set knowledge_bases=docs,rh\n" +
 			"  moteur agents edit support --set agent_mode=smart-reasoning --set access_level=confirm\n" +
 			"  moteur agents edit support --file support.yaml",
-		Args: cobra.ExactArgs(1),
+		Args: c.exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(sets) == 0 && file == "" {
-				return usageErrorf("agents edit: nothing to change: give --set key=value or --file")
+				return usageErrorf("%s", c.tr("agents edit: nothing to change: give --set key=value or --file"))
 			}
 			st, err := c.listSettings(g, nil)
 			if err != nil {
@@ -241,9 +241,9 @@ func (c *cli) agentsEditCmd(g *globalFlags) *cobra.Command {
 			}))
 		},
 	}
-	cmd.Flags().StringArrayVar(&sets, "set", nil, "key=value: set one setting (repeat)")
-	cmd.Flags().StringVar(&file, "file", "", "read settings from this .json or .yaml file")
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print the changed agent as JSON")
+	cmd.Flags().StringArrayVar(&sets, "set", nil, c.tr("key=value: set one setting (repeat)"))
+	cmd.Flags().StringVar(&file, "file", "", c.tr("read settings from this .json or .yaml file"))
+	cmd.Flags().BoolVar(&asJSON, "json", false, c.tr("print the changed agent as JSON"))
 	return cmd
 }
 
@@ -253,18 +253,18 @@ func (c *cli) agentsEdit(ctx context.Context, s *agentstore.SQLite, ref string, 
 		return err
 	}
 	if a.Builtin {
-		return agentError(fmt.Errorf("agent %s: %w: it cannot be changed; copy it with moteur agents show %s --json > f.json and moteur agents create NAME --file f.json",
+		return agentError(c.lang, fmt.Errorf(c.tr("agent %s: %w: it cannot be changed; copy it with moteur agents show %s --json > f.json and moteur agents create NAME --file f.json"),
 			a.ID, agentstore.ErrBuiltin, a.ID))
 	}
 	oldMode, oldDefault := a.Config.AgentMode, defaultMaxTokens(a.Config)
 	if file != "" {
-		if err := readAgentFile(file, &a); err != nil {
+		if err := readAgentFile(c.lang, file, &a); err != nil {
 			return err
 		}
 	}
 	setKeys := map[string]bool{}
 	for _, kv := range sets {
-		key, err := applySet(&a, kv)
+		key, err := applySet(c.lang, &a, kv)
 		if err != nil {
 			return err
 		}
@@ -275,7 +275,7 @@ func (c *cli) agentsEdit(ctx context.Context, s *agentstore.SQLite, ref string, 
 	// "all" or "none", which would ignore the list).
 	for list, mode := range selectionModes {
 		if setKeys[list] && !setKeys[mode] && listLen(a.Config, list) > 0 {
-			if _, err := applySet(&a, mode+"="+agentconfig.SelectSelected); err != nil {
+			if _, err := applySet(c.lang, &a, mode+"="+agentconfig.SelectSelected); err != nil {
 				return err
 			}
 		}
@@ -287,12 +287,12 @@ func (c *cli) agentsEdit(ctx context.Context, s *agentstore.SQLite, ref string, 
 	}
 	up, err := s.Update(ctx, a)
 	if err != nil {
-		return agentError(err)
+		return agentError(c.lang, err)
 	}
 	if asJSON {
 		return c.writeJSON(up)
 	}
-	_, err = fmt.Fprintf(c.stdout, "Updated agent %s (%s).\n", up.Name, up.ID)
+	_, err = fmt.Fprintf(c.stdout, c.tr("Updated agent %s (%s).\n"), up.Name, up.ID)
 	return err
 }
 
@@ -301,14 +301,14 @@ func (c *cli) agentsRmCmd(g *globalFlags) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:     "rm REF",
 		Aliases: []string{"remove"},
-		Short:   "Remove a custom agent",
-		Long: "Remove a custom agent (by id or name). Sessions that ran as it keep their events. Asks for\n" +
-			"confirmation on a terminal; otherwise --yes is required. Built-in agents cannot be removed.",
+		Short:   c.tr("Remove a custom agent"),
+		Long: c.tr("Remove a custom agent (by id or name). Sessions that ran as it keep their events. Asks for\n" +
+			"confirmation on a terminal; otherwise --yes is required. Built-in agents cannot be removed."),
 		Example: "  moteur agents rm support\n  moteur agents rm ag-0123456789abcdef --yes",
-		Args:    cobra.ExactArgs(1),
+		Args:    c.exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if !yes && !c.stdinTTY {
-				return usageErrorf("agents rm asks for confirmation: pass --yes when standard input is not a terminal")
+				return usageErrorf("%s", c.tr("agents rm asks for confirmation: pass --yes when standard input is not a terminal"))
 			}
 			st, err := c.listSettings(g, nil)
 			if err != nil {
@@ -319,7 +319,7 @@ func (c *cli) agentsRmCmd(g *globalFlags) *cobra.Command {
 			}))
 		},
 	}
-	cmd.Flags().BoolVarP(&yes, "yes", "y", false, "remove without asking")
+	cmd.Flags().BoolVarP(&yes, "yes", "y", false, c.tr("remove without asking"))
 	return cmd
 }
 
@@ -333,19 +333,19 @@ func (c *cli) agentsRm(ctx context.Context, s *agentstore.SQLite, ref string, l 
 		return err
 	}
 	if a.Builtin {
-		return agentError(fmt.Errorf("agent %s: %w: it cannot be removed", a.ID, agentstore.ErrBuiltin))
+		return agentError(c.lang, fmt.Errorf(c.tr("agent %s: %w: it cannot be removed"), a.ID, agentstore.ErrBuiltin))
 	}
 	if !yes {
-		fmt.Fprintf(c.stderr, "Remove agent %s (%s)? [y/N] ", a.Name, a.ID)
+		fmt.Fprintf(c.stderr, c.tr("Remove agent %s (%s)? [y/N] "), a.Name, a.ID)
 		answer, _ := bufio.NewReader(c.stdin).ReadString('\n')
 		if v := strings.ToLower(strings.TrimSpace(answer)); v != "y" && v != "yes" && v != "o" && v != "oui" {
-			return fmt.Errorf("agent %s not removed", a.Name)
+			return errors.New(c.trf("agent %s not removed", a.Name))
 		}
 	}
 	if err := s.Delete(ctx, a.ID); err != nil {
-		return agentError(err)
+		return agentError(c.lang, err)
 	}
-	_, err = fmt.Fprintf(c.stdout, "Removed agent %s (%s).\n", a.Name, a.ID)
+	_, err = fmt.Fprintf(c.stdout, c.tr("Removed agent %s (%s).\n"), a.Name, a.ID)
 	return err
 }
 
@@ -353,9 +353,9 @@ func (c *cli) agentsPresetsCmd(g *globalFlags) *cobra.Command {
 	var asJSON bool
 	cmd := &cobra.Command{
 		Use:     "presets",
-		Short:   "List the type presets moteur agents create --preset starts from",
+		Short:   c.tr("List the type presets moteur agents create --preset starts from"),
 		Example: "  moteur agents presets\n  moteur --lang en agents presets --json",
-		Args:    cobra.NoArgs,
+		Args:    c.noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			st, err := c.listSettings(g, nil)
 			if err != nil {
@@ -385,7 +385,7 @@ func (c *cli) agentsPresetsCmd(g *globalFlags) *cobra.Command {
 			return failure(tw.Flush())
 		},
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print the presets as JSON")
+	cmd.Flags().BoolVar(&asJSON, "json", false, c.tr("print the presets as JSON"))
 	return cmd
 }
 

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/moteur/moteur/agentconfig"
+	"github.com/moteur/moteur/i18n"
 	"github.com/moteur/moteur/session"
 )
 
@@ -373,7 +374,7 @@ func FuzzApplySet(f *testing.F) {
 	keys := settableKeys()
 	f.Fuzz(func(t *testing.T, kv string) {
 		var a agentconfig.Agent
-		key, err := applySet(&a, kv)
+		key, err := applySet(i18n.EN, &a, kv)
 		if err == nil && !slices.Contains(keys, key) {
 			t.Fatalf("accepted key %q", key)
 		}

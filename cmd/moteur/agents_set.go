@@ -3,7 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
+	"errors"
 	"path/filepath"
 	"reflect"
 	"slices"
@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/moteur/moteur/agentconfig"
+	"github.com/moteur/moteur/i18n"
 	"github.com/moteur/moteur/strictyaml"
 )
 
@@ -30,10 +31,10 @@ type agentFile struct {
 
 // readAgentFile decodes path strictly (an unknown key is an error naming
 // it) over a: the keys the file has replace a's, the others are kept.
-func readAgentFile(path string, a *agentconfig.Agent) error {
+func readAgentFile(l i18n.Lang, path string, a *agentconfig.Agent) error {
 	ext := strings.ToLower(filepath.Ext(path))
 	if ext != ".json" && ext != ".yaml" && ext != ".yml" {
-		return usageErrorf("--file %s: want a .json, .yaml or .yml file", path)
+		return usageErrorf(i18n.Tr(l, "--file %s: want a .json, .yaml or .yml file"), path)
 	}
 	data, err := strictyaml.ReadFile(path)
 	if err != nil {
@@ -48,7 +49,7 @@ func readAgentFile(path string, a *agentconfig.Agent) error {
 			return usageErrorf("--file %s: %v", path, err)
 		}
 		if dec.More() {
-			return usageErrorf("--file %s: more than one JSON value", path)
+			return usageErrorf(i18n.Tr(l, "--file %s: more than one JSON value"), path)
 		}
 	default:
 		if _, err := strictyaml.Decode(data, &f); err != nil {
@@ -92,11 +93,11 @@ func settableKeys() []string {
 // applySet applies one --set key=value to a. Lists are comma-separated
 // ("" is the empty list); "null" unsets a list or a yes/no that may be
 // unset (allowed_tools=null is the default tools, allowed_tools= none).
-func applySet(a *agentconfig.Agent, kv string) (key string, err error) {
+func applySet(l i18n.Lang, a *agentconfig.Agent, kv string) (key string, err error) {
 	key, value, ok := strings.Cut(kv, "=")
 	key = strings.TrimSpace(key)
 	if !ok || key == "" {
-		return "", usageErrorf("--set %q: want key=value", kv)
+		return "", usageErrorf(i18n.Tr(l, "--set %q: want key=value"), kv)
 	}
 	switch key {
 	case "name":
@@ -108,16 +109,16 @@ func applySet(a *agentconfig.Agent, kv string) (key string, err error) {
 	}
 	i, ok := configFields[key]
 	if !ok {
-		return "", usageErrorf("--set: unknown key %q; keys: %s", key, strings.Join(settableKeys(), ", "))
+		return "", usageErrorf(i18n.Tr(l, "--set: unknown key %q; keys: %s"), key, strings.Join(settableKeys(), ", "))
 	}
 	f := reflect.ValueOf(&a.Config).Elem().Field(i)
-	if err := setValue(f, value); err != nil {
+	if err := setValue(l, f, value); err != nil {
 		return "", usageErrorf("--set %s: %v", key, err)
 	}
 	return key, nil
 }
 
-func setValue(f reflect.Value, value string) error {
+func setValue(l i18n.Lang, f reflect.Value, value string) error {
 	v := strings.TrimSpace(value)
 	switch f.Kind() {
 	case reflect.String:
@@ -125,17 +126,17 @@ func setValue(f reflect.Value, value string) error {
 	case reflect.Int:
 		n, err := strconv.Atoi(v)
 		if err != nil {
-			return fmt.Errorf("%q is not a whole number", v)
+			return errors.New(i18n.Trf(l, "%q is not a whole number", v))
 		}
 		f.SetInt(int64(n))
 	case reflect.Float64:
 		x, err := strconv.ParseFloat(v, 64)
 		if err != nil {
-			return fmt.Errorf("%q is not a number", v)
+			return errors.New(i18n.Trf(l, "%q is not a number", v))
 		}
 		f.SetFloat(x)
 	case reflect.Bool:
-		b, err := parseYesNo(v)
+		b, err := parseYesNo(l, v)
 		if err != nil {
 			return err
 		}
@@ -145,7 +146,7 @@ func setValue(f reflect.Value, value string) error {
 			f.SetZero()
 			return nil
 		}
-		b, err := parseYesNo(v)
+		b, err := parseYesNo(l, v)
 		if err != nil {
 			return err
 		}
@@ -153,19 +154,19 @@ func setValue(f reflect.Value, value string) error {
 	case reflect.Slice:
 		f.Set(reflect.ValueOf(parseList(v)))
 	default:
-		return fmt.Errorf("cannot be set from the command line")
+		return errors.New(i18n.Tr(l, "cannot be set from the command line"))
 	}
 	return nil
 }
 
-func parseYesNo(v string) (bool, error) {
+func parseYesNo(l i18n.Lang, v string) (bool, error) {
 	switch strings.ToLower(v) {
 	case "true", "yes", "on", "1":
 		return true, nil
 	case "false", "no", "off", "0":
 		return false, nil
 	}
-	return false, fmt.Errorf("%q is not true or false", v)
+	return false, errors.New(i18n.Trf(l, "%q is not true or false", v))
 }
 
 // parseList reads "a,b" as a list, "" as the empty list and "null" as no

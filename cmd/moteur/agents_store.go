@@ -60,7 +60,7 @@ func withStore[S io.Closer](ctx context.Context, c *cli, create bool, open func(
 func resolveAgent(ctx context.Context, s *agentstore.SQLite, ref string, l i18n.Lang) (agentconfig.Agent, error) {
 	if s != nil {
 		a, err := s.Resolve(ctx, ref, l)
-		return a, agentError(err)
+		return a, agentError(l, err)
 	}
 	if a, err := agentconfig.BuiltinByID(ref, l); err == nil {
 		return a, nil
@@ -74,14 +74,14 @@ func resolveAgent(ctx context.Context, s *agentstore.SQLite, ref string, l i18n.
 			return a, nil
 		}
 	}
-	return agentconfig.Agent{}, agentError(fmt.Errorf("agent %q: %w", ref, agentstore.ErrNotFound))
+	return agentconfig.Agent{}, agentError(l, fmt.Errorf(i18n.Tr(l, "agent %q: %w"), ref, agentstore.ErrNotFound))
 }
 
 // allAgents lists the built-in agents, then the stored ones.
 func allAgents(ctx context.Context, s *agentstore.SQLite, l i18n.Lang) ([]agentconfig.Agent, error) {
 	if s != nil {
 		all, err := s.All(ctx, l)
-		return all, agentError(err)
+		return all, agentError(l, err)
 	}
 	return agentconfig.Builtins(l)
 }
@@ -90,14 +90,14 @@ func allAgents(ctx context.Context, s *agentstore.SQLite, l i18n.Lang) ([]agentc
 // that does not exist, exists already, is built in, or is invalid is the
 // user's mistake (2); the rest a failure. An unknown agent's message says
 // how to see the others.
-func agentError(err error) error {
+func agentError(l i18n.Lang, err error) error {
 	switch {
 	case err == nil:
 		return nil
 	case errors.Is(err, agentstore.ErrNotFound):
-		return &statusError{code: exitUsage, err: fmt.Errorf("%w (moteur agents list shows them)", err)}
+		return &statusError{code: exitUsage, err: fmt.Errorf(i18n.Tr(l, "%w (moteur agents list shows them)"), err)}
 	case errors.Is(err, agentstore.ErrBadRow):
-		return failure(fmt.Errorf("%w (fix it, or remove it with moteur agents rm ID --yes)", err))
+		return failure(fmt.Errorf(i18n.Tr(l, "%w (fix it, or remove it with moteur agents rm ID --yes)"), err))
 	case errors.Is(err, agentstore.ErrExists), errors.Is(err, agentstore.ErrBuiltin), errors.Is(err, agentconfig.ErrInvalid):
 		return &statusError{code: exitUsage, err: err}
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/moteur/moteur/effect"
 	"github.com/moteur/moteur/engine"
 	"github.com/moteur/moteur/event"
+	"github.com/moteur/moteur/i18n"
 	"github.com/moteur/moteur/policy"
 )
 
@@ -41,6 +42,8 @@ type responder interface {
 type approvals struct {
 	eng responder
 	w   io.Writer // questions and notes: standard error
+	// lang is the language of the questions and notes.
+	lang i18n.Lang
 	// lines gives the terminal's lines; nil when standard input is not a
 	// terminal.
 	lines func() *lineReader
@@ -88,15 +91,15 @@ func (a *approvals) resolved(p event.PermissionResolvedPayload) {
 	case p.By == "timeout" && (a.waiting == p.ID || a.pending != nil && a.pending.id == p.ID):
 		a.waiting = ""
 		a.withdraw()
-		fmt.Fprintf(a.w, "moteur: no answer in time: %s was refused\n", oneLine(p.Tool, 60))
+		fmt.Fprintln(a.w, i18n.Trf(a.lang, "moteur: no answer in time: %s was refused", oneLine(p.Tool, 60)))
 	case a.waiting == p.ID:
 		a.waiting = ""
 		if p.By == "user" {
-			fmt.Fprintf(a.w, "moteur: permission request %s answered: %s\n", p.ID, verdict(replyOf(p)))
+			fmt.Fprintln(a.w, i18n.Trf(a.lang, "moteur: permission request %s answered: %s", p.ID, verdictIn(a.lang, replyOf(p))))
 		}
 	case a.pending != nil && a.pending.id == p.ID:
 		if here := a.withdraw(); !here && p.By == "user" {
-			fmt.Fprintf(a.w, "moteur: permission request %s was answered elsewhere: %s\n", p.ID, verdict(replyOf(p)))
+			fmt.Fprintln(a.w, i18n.Trf(a.lang, "moteur: permission request %s was answered elsewhere: %s", p.ID, verdictIn(a.lang, replyOf(p))))
 		}
 	}
 }
@@ -106,19 +109,19 @@ func replyOf(p event.PermissionResolvedPayload) engine.Reply {
 	return engine.Reply{Allow: p.Allow, Remember: p.Remember, Network: p.Network, Reason: p.Reason}
 }
 
-// verdict is an answer in a few words.
-func verdict(r engine.Reply) string {
+// verdictIn is an answer in a few words of language l.
+func verdictIn(l i18n.Lang, r engine.Reply) string {
 	switch {
 	case r.Allow && r.Network:
-		return "allowed with the network"
+		return i18n.Tr(l, "allowed with the network")
 	case r.Allow && r.Remember:
-		return "allowed, and for the rest of the session"
+		return i18n.Tr(l, "allowed, and for the rest of the session")
 	case r.Allow:
-		return "allowed"
+		return i18n.Tr(l, "allowed")
 	case r.Reason != "":
-		return "refused: " + oneLine(r.Reason, 200)
+		return i18n.Trf(l, "refused: %s", oneLine(r.Reason, 200))
 	}
-	return "refused"
+	return i18n.Tr(l, "refused")
 }
 
 // finish withdraws a question left at the turn's end (the turn ended, so
@@ -137,7 +140,7 @@ func (a *approvals) request(p event.PermissionRequestedPayload) {
 		reason := a.refusal(p)
 		if !a.hinted {
 			a.hinted = true
-			fmt.Fprintf(a.w, "moteur: %s refused: %s\n", oneLine(p.Tool, 60), reason)
+			fmt.Fprintln(a.w, i18n.Trf(a.lang, "moteur: %s refused: %s", oneLine(p.Tool, 60), reason))
 		}
 		// An error means the request was resolved meanwhile: nothing to do.
 		_ = a.eng.Respond(p.ID, engine.Reply{Reason: reason})
@@ -145,31 +148,32 @@ func (a *approvals) request(p event.PermissionRequestedPayload) {
 	}
 	q := &question{id: p.ID, cancel: make(chan struct{}), done: make(chan struct{})}
 	a.pending = q
-	go q.ask(a.w, a.lines(), a.eng, p, a.describe)
+	go q.ask(a.lang, a.w, a.lines(), a.eng, p, a.describe)
 }
 
 // wait leaves p to be answered from another process, and says how, once:
 // the engine's own wait (its approval timeout) does the rest.
 func (a *approvals) wait(p event.PermissionRequestedPayload) {
 	if a.describe {
-		fmt.Fprintln(a.w, describeRequest(p))
+		fmt.Fprintln(a.w, describeRequest(a.lang, p))
 	}
 	a.waiting = p.ID
-	fmt.Fprintln(a.w, waitHint(p.ID, a.timeout))
+	fmt.Fprintln(a.w, waitHint(a.lang, p.ID, a.timeout))
 }
 
 // waitHint says how to answer request id from another terminal.
-func waitHint(id string, timeout time.Duration) string {
-	return fmt.Sprintf("moteur: waiting up to %s for an answer: %s", minutes(timeout), answerCommands(id))
+func waitHint(l i18n.Lang, id string, timeout time.Duration) string {
+	return i18n.Trf(l, "moteur: waiting up to %s for an answer: %s", minutes(timeout), answerCommandsIn(l, id))
 }
 
-// answerCommands are the commands that answer request id ("<session>/<n>").
-func answerCommands(id string) string {
+// answerCommandsIn are the commands that answer request id
+// ("<session>/<n>"), joined in language l.
+func answerCommandsIn(l i18n.Lang, id string) string {
 	sid, n := id, ""
 	if i := strings.LastIndexByte(id, '/'); i >= 0 {
 		sid, n = id[:i], id[i+1:]
 	}
-	return fmt.Sprintf("moteur sessions approve %s %s, or moteur sessions deny %s %s --reason TEXT", sid, n, sid, n)
+	return i18n.Trf(l, "moteur sessions approve %s %s, or moteur sessions deny %s %s --reason TEXT", sid, n, sid, n)
 }
 
 // minutes says a duration the way people do: "10 min", "90 s".
@@ -199,13 +203,13 @@ func (a *approvals) withdraw() (answered bool) {
 
 // ask puts the question until it gets an answer it understands, and gives
 // that answer to the engine.
-func (q *question) ask(w io.Writer, lines *lineReader, eng responder, p event.PermissionRequestedPayload, describe bool) {
+func (q *question) ask(l i18n.Lang, w io.Writer, lines *lineReader, eng responder, p event.PermissionRequestedPayload, describe bool) {
 	defer close(q.done)
 	if describe {
-		fmt.Fprintln(w, describeRequest(p))
+		fmt.Fprintln(w, describeRequest(l, p))
 	}
 	for {
-		fmt.Fprint(w, questionText(p.Sandboxed))
+		fmt.Fprint(w, questionTextIn(l, p.Sandboxed))
 		select {
 		case <-q.cancel:
 			// Resolved without the user: the timeout, Ctrl-C, the turn's end.
@@ -214,12 +218,12 @@ func (q *question) ask(w io.Writer, lines *lineReader, eng responder, p event.Pe
 		case line, open := <-lines.lines:
 			if !open {
 				fmt.Fprintln(w)
-				q.answered = eng.Respond(p.ID, engine.Reply{Reason: "no answer: standard input was closed"}) == nil
+				q.answered = eng.Respond(p.ID, engine.Reply{Reason: i18n.Tr(l, "no answer: standard input was closed")}) == nil
 				return
 			}
 			r, ok := parseAnswer(line, p.Sandboxed)
 			if !ok {
-				fmt.Fprintf(w, "moteur: answer %s\n", answerChoices(p.Sandboxed))
+				fmt.Fprintln(w, i18n.Trf(l, "moteur: answer %s", answerChoices(l, p.Sandboxed)))
 				continue
 			}
 			// An error: another process answered first, and the
@@ -232,27 +236,34 @@ func (q *question) ask(w io.Writer, lines *lineReader, eng responder, p event.Pe
 
 // describeRequest is the one line that shows a request: tool, risk and
 // what the call does.
-func describeRequest(p event.PermissionRequestedPayload) string {
+// in language l.
+func describeRequest(l i18n.Lang, p event.PermissionRequestedPayload) string {
 	risk := p.Risk
 	if risk == "" {
-		risk = "unknown"
+		risk = i18n.Tr(l, "unknown")
 	}
-	return fmt.Sprintf("moteur: permission needed (risk %s): %s", oneLine(risk, 20), oneLine(p.Summary, 300))
+	return i18n.Trf(l, "moteur: permission needed (risk %s): %s", oneLine(risk, 20), oneLine(p.Summary, 300))
 }
 
-func questionText(sandboxed bool) string {
-	network := ""
+// questionText is questionTextIn in English.
+func questionText(sandboxed bool) string { return questionTextIn(i18n.EN, sandboxed) }
+
+// questionTextIn is the question that asks for an answer, in language l.
+// The letters stay: parseAnswer takes the English ones and the French
+// words alike.
+func questionTextIn(l i18n.Lang, sandboxed bool) string {
 	if sandboxed {
-		network = " / [w]ith network"
+		return i18n.Tr(l, `Allow? [y]es / [w]ith network / [n]o / [a]lways for this session / (n: give a reason after a space, e.g. "n not that folder") `)
 	}
-	return "Allow? [y]es" + network + ` / [n]o / [a]lways for this session / (n: give a reason after a space, e.g. "n not that folder") `
+	return i18n.Tr(l, `Allow? [y]es / [n]o / [a]lways for this session / (n: give a reason after a space, e.g. "n not that folder") `)
 }
 
-func answerChoices(sandboxed bool) string {
+// answerChoices lists the answers the question takes, in language l.
+func answerChoices(l i18n.Lang, sandboxed bool) string {
 	if sandboxed {
-		return "y (yes), w (yes, with network), n (no; a reason may follow), or a (always for this session)"
+		return i18n.Tr(l, "y (yes), w (yes, with network), n (no; a reason may follow), or a (always for this session)")
 	}
-	return "y (yes), n (no; a reason may follow), or a (always for this session)"
+	return i18n.Tr(l, "y (yes), n (no; a reason may follow), or a (always for this session)")
 }
 
 // parseAnswer reads a typed answer: y, n (a reason may follow after a
@@ -283,14 +294,14 @@ func parseAnswer(line string, sandboxed bool) (r engine.Reply, ok bool) {
 // noTerminalRefusal is the reason a request is refused with when there is
 // no terminal to ask: how to allow such calls beforehand, when the
 // configuration lets anything allow them.
-func noTerminalRefusal(mode, floor policy.Mode, policyPath string) func(event.PermissionRequestedPayload) string {
+func (c *cli) noTerminalRefusal(mode, floor policy.Mode, policyPath string) func(event.PermissionRequestedPayload) string {
 	return func(p event.PermissionRequestedPayload) string {
 		if floor == policy.Confirm || floor == policy.ReadOnly {
-			return fmt.Sprintf("no terminal to ask, and the organisation policy %s wants a person to confirm every change: run moteur in a terminal", policyPath)
+			return c.trf("no terminal to ask, and the organisation policy %s wants a person to confirm every change: run moteur in a terminal", policyPath)
 		}
-		hint := fmt.Sprintf("no terminal to ask: allow it with --allow '%s(PATTERN)'", oneLine(p.Tool, 60))
+		hint := c.trf("no terminal to ask: allow it with --allow '%s(PATTERN)'", oneLine(p.Tool, 60))
 		if effect.Risk(p.Risk) == effect.RiskWrite && mode != policy.AutoWrite {
-			hint += " or --mode auto_write"
+			hint += c.tr(" or --mode auto_write")
 		}
 		return hint
 	}

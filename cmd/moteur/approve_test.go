@@ -10,6 +10,7 @@ import (
 
 	"github.com/moteur/moteur/engine"
 	"github.com/moteur/moteur/event"
+	"github.com/moteur/moteur/i18n"
 	"github.com/moteur/moteur/provider/openai/openaitest"
 )
 
@@ -253,7 +254,7 @@ func TestApprovalsWithdrawAQuestionTheEngineResolved(t *testing.T) {
 	defer lines.stop()
 	eng := &fakeResponder{got: make(chan string, 4)}
 	errOut := &watchedWriter{}
-	a := &approvals{eng: eng, w: errOut, lines: func() *lineReader { return lines }}
+	a := &approvals{eng: eng, w: errOut, lang: i18n.EN, lines: func() *lineReader { return lines }}
 	req := event.PermissionRequestedPayload{ID: "s/1", Tool: "shell_exec", Summary: "shell_exec: make", Risk: "destructive", Sandboxed: true}
 
 	a.event(event.Event{Payload: req})

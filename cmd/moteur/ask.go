@@ -28,26 +28,26 @@ func (c *cli) askCmd(g *globalFlags) *cobra.Command {
 	f := &askFlags{}
 	cmd := &cobra.Command{
 		Use:   "ask [flags] QUESTION...",
-		Short: "Answer a question from the knowledge bases (quick answer)",
-		Long: "Answer a question from the knowledge bases in one retrieval and one generation, citing the passages\n" +
+		Short: c.tr("Answer a question from the knowledge bases (quick answer)"),
+		Long: c.tr("Answer a question from the knowledge bases in one retrieval and one generation, citing the passages\n" +
 			"used as [c1], [c2]… and listing them under the answer. With no model configured, the answer quotes\n" +
 			"the most relevant passages instead (nothing leaves the machine). The exchange is stored as a session\n" +
 			"with its audit log; --session ID continues it, the question then read in the light of the previous ones.\n\n" +
-			"For questions that need several searches, reading documents or other tools, use moteur run --kb NAME.",
+			"For questions that need several searches, reading documents or other tools, use moteur run --kb NAME."),
 		Example: "  moteur ask \"combien de jours de congé après un an ?\"\n" +
 			"  moteur ask --kb docs --json \"what does ERR_4012 mean?\"\n" +
 			"  moteur ask --agent builtin-quick-answer \"quelle est la politique de télétravail ?\"",
-		Args: cobra.MinimumNArgs(1),
+		Args: c.minArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return c.ask(cmd.Context(), g, f, strings.Join(args, " "))
 		},
 	}
-	cmd.Flags().StringSliceVar(&f.bases, "kb", nil, "knowledge bases to search (repeat or separate with commas; default all)")
-	cmd.Flags().StringVar(&f.mode, "mode", "hybrid", "search mode: hybrid, semantic or keyword")
-	cmd.Flags().StringVar(&f.session, "session", "", "continue this session (its previous questions give context)")
-	cmd.Flags().BoolVar(&f.json, "json", false, "print every event as one JSON object per line, and nothing else, on stdout")
-	cmd.Flags().StringVar(&f.agent, "agent", "", "answer as the agent `NAME` (by id or name): its model, temperature, max tokens,\n"+
-		"knowledge bases (--kb narrows within them) and prompt")
+	cmd.Flags().StringSliceVar(&f.bases, "kb", nil, c.tr("knowledge bases to search (repeat or separate with commas; default all)"))
+	cmd.Flags().StringVar(&f.mode, "mode", "hybrid", c.tr("search mode: hybrid, semantic or keyword"))
+	cmd.Flags().StringVar(&f.session, "session", "", c.tr("continue this session (its previous questions give context)"))
+	cmd.Flags().BoolVar(&f.json, "json", false, c.tr("print every event as one JSON object per line, and nothing else, on stdout"))
+	cmd.Flags().StringVar(&f.agent, "agent", "", c.tr("answer as the agent `NAME` (by id or name): its model, temperature, max tokens,\n"+
+		"knowledge bases (--kb narrows within them) and prompt"))
 	c.addSessionFlags(cmd, &f.session)
 	return cmd
 }
@@ -58,7 +58,7 @@ func (c *cli) ask(ctx context.Context, g *globalFlags, f *askFlags, question str
 		return usageErrorf("--mode: %v", err)
 	}
 	if f.session != "" {
-		if err := checkSessionID(f.session); err != nil {
+		if err := c.checkSessionID(f.session); err != nil {
 			return err
 		}
 	}
@@ -107,7 +107,7 @@ func (c *cli) openQuick(ctx context.Context, o app.Options) (*app.Quick, error) 
 func (c *cli) answer(ctx context.Context, q *app.Quick, question string, jsonOut bool) error {
 	var v view = newJSONView(c.stdout)
 	if !jsonOut {
-		v = newRenderer(c.stdout, c.stderr, isTerminal(c.stdout), isTerminal(c.stderr))
+		v = c.newRenderer(c.stdout, c.stderr, isTerminal(c.stdout), isTerminal(c.stderr))
 	}
 	// A view that cannot write (a closed pipe) does not stop the record.
 	var viewErr error

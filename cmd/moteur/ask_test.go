@@ -17,7 +17,7 @@ import (
 const congesQuestion = "Combien de jours de congés payés par an ?"
 
 // congesSources is the end of an answer citing conges.md as c1.
-var congesSources = regexp.MustCompile(`\n\nSources:\n  \[c1\] Congés payés — conges\.md › Congés payés\n$`)
+var congesSources = regexp.MustCompile(`\n\nSources ?:\n  \[c1\] Congés payés — conges\.md › Congés payés\n$`)
 
 // sessionHint matches the line ask writes on stderr after a plain answer.
 // (French: the default language, as the rest of the run.)
@@ -42,6 +42,7 @@ func withModel(h *harness, srv *openaitest.Server) {
 
 func TestAskWithoutModelQuotesThePassages(t *testing.T) {
 	h := newKBHarness(t)
+	h.env["MOTEUR_LANG"] = "fr" // the test reads the French texts
 	withBase(t, h, "docs")
 
 	res := h.run(t, "ask", congesQuestion)
@@ -202,6 +203,7 @@ func TestAskWithModelSendsAliasesOnly(t *testing.T) {
 		openaitest.Chunk(`{"role":"assistant"}`, ""), openaitest.Text("Trente jours "), openaitest.Text("par an [c1]."),
 		openaitest.Chunk(`{}`, "stop"), openaitest.Usage(120, 8), openaitest.Done))
 	h := newKBHarness(t)
+	h.env["MOTEUR_LANG"] = "fr" // the test reads the French texts
 	withBase(t, h, "docs")
 	withModel(h, srv)
 
@@ -249,6 +251,7 @@ func TestAskSessionRewritesTheFollowUp(t *testing.T) {
 	)
 	srv := openaitest.NewServer(t, openaitest.Answer(answer1), openaitest.Answer(rewrite), openaitest.Answer(answer2))
 	h := newKBHarness(t)
+	h.env["MOTEUR_LANG"] = "fr" // the test reads the French texts
 	withBase(t, h, "docs")
 	withModel(h, srv)
 
@@ -294,7 +297,7 @@ func TestAskSessionRewritesTheFollowUp(t *testing.T) {
 			t.Errorf("request %d holds the stored id %s", i+1, m)
 		}
 	}
-	if !strings.HasPrefix(res.stdout, answer2+"\n\nSources:\n  [c1] ") {
+	if !strings.HasPrefix(res.stdout, answer2+"\n\nSources :\n  [c1] ") {
 		t.Errorf("second ask stdout:\n%s\nwant the answer and its sources", res.stdout)
 	}
 
@@ -314,6 +317,7 @@ func TestAskSessionRewritesTheFollowUp(t *testing.T) {
 	if p := evs[7].Payload.(event.AssistantMessagePayload); len(p.Citations) != 1 {
 		t.Errorf("second answer's citations %+v, want one", p.Citations)
 	}
+	h.env["MOTEUR_LANG"] = "en"
 	if audit := h.run(t, "audit", "verify"); audit.code != 0 || audit.stdout != "ok 9 records  "+h.auditFile(session)+"\n" {
 		t.Errorf("audit verify: exit %d, stdout %q, stderr %q", audit.code, audit.stdout, audit.stderr)
 	}
@@ -350,13 +354,14 @@ func TestAskReadmeQuickstart(t *testing.T) {
 	if res.code != 0 || !regexp.MustCompile(`^exemple: \d+ added, 0 updated, 0 unchanged, 0 failed`).MatchString(res.stdout) {
 		t.Fatalf("kb add examples/docs: exit %d, stdout %q, stderr %q", res.code, res.stdout, res.stderr)
 	}
+	h.env["MOTEUR_LANG"] = "fr" // the answer in French
 	res = h.run(t, "ask", "Combien de jours de congés payés par an ?")
 	if res.code != 0 {
 		t.Fatalf("ask: exit %d, stderr %q", res.code, res.stderr)
 	}
 	want := regexp.MustCompile(`^Réponse extraite des documents, sans modèle de langage \(aucun modèle configuré\)\.\n\n` +
 		`> [^\n]*30 jours ouvrables par an\. \[c1\] — Congés et absences\n(?s:.*)` +
-		`\nSources:\n  \[c1\] Congés et absences — conges\.md › [^\n]*Congés payés\n`)
+		`\nSources :\n  \[c1\] Congés et absences — conges\.md › [^\n]*Congés payés\n`)
 	if !want.MatchString(res.stdout) {
 		t.Errorf("stdout:\n%s\nwant the README's answer (%s)", res.stdout, want)
 	}

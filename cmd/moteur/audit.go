@@ -18,21 +18,22 @@ import (
 	"github.com/moteur/moteur/app"
 	"github.com/moteur/moteur/atrest"
 	"github.com/moteur/moteur/event"
+	"github.com/moteur/moteur/i18n"
 	"github.com/moteur/moteur/session"
 )
 
 func (c *cli) auditCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "audit",
-		Short: "Check the audit logs",
-		Args:  cobra.NoArgs,
+		Short: c.tr("Check the audit logs"),
+		Args:  c.noArgs,
 		RunE:  func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
 	}
 	var asJSON bool
 	verify := &cobra.Command{
 		Use:   "verify [--json] [SESSION|FILE...]",
-		Short: "Verify audit logs against the at-rest key and the session store",
-		Long: "Verify the audit log of each SESSION (an id) or FILE (a path: it ends in .jsonl or holds a '/'), or with\n" +
+		Short: c.tr("Verify audit logs against the at-rest key and the session store"),
+		Long: c.tr("Verify the audit log of each SESSION (an id) or FILE (a path: it ends in .jsonl or holds a '/'), or with\n" +
 			"none every session of $MOTEUR_HOME and every log in $MOTEUR_HOME/audit. Each record must chain to the one\n" +
 			"before it, carry the MAC of the at-rest key, and the log must hold one record per stored event, each with\n" +
 			"the MAC the store recorded with that event: a record changed, removed, inserted or forged, a log cut\n" +
@@ -50,23 +51,23 @@ func (c *cli) auditCmd() *cobra.Command {
 			"command fails, naming the key file.\n\n" +
 			"A session being run meanwhile can show one record more than its store: verify it once it stops.\n\n" +
 			"Exit status: 0 when every log is ok or unkeyed; 1 when one is not, or when the at-rest key is needed and\n" +
-			"cannot be loaded; 2 on bad usage.",
+			"cannot be loaded; 2 on bad usage."),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return failure(c.auditVerify(cmd.Context(), args, asJSON))
 		},
 	}
-	verify.Flags().BoolVar(&asJSON, "json", false, "one JSON object per log")
+	verify.Flags().BoolVar(&asJSON, "json", false, c.tr("one JSON object per log"))
 	repair := &cobra.Command{
 		Use:   "repair FILE",
-		Short: "Set aside the torn last record of an audit log so its session can continue",
-		Long: "A power loss in the middle of a write can leave an audit log whose last line is incomplete; such a\n" +
+		Short: c.tr("Set aside the torn last record of an audit log so its session can continue"),
+		Long: c.tr("A power loss in the middle of a write can leave an audit log whose last line is incomplete; such a\n" +
 			"log is not continued. repair moves that incomplete line to FILE.torn-TIME, kept as evidence, and cuts\n" +
 			"the log after its last complete record. Everything before must verify, with the at-rest key and against\n" +
 			"the session store: a chain broken elsewhere is refused, since that is evidence of a change, not damage.\n" +
 			"A log with no torn record is verified all the same: one that fails is reported tampered, at the record,\n" +
 			"line and seq of its first bad record, and left exactly as it is.\n\n" +
-			"Exit status: 0 when the log was repaired; 1 when there was nothing to repair, or it is tampered, or on an error.",
-		Args: cobra.ExactArgs(1),
+			"Exit status: 0 when the log was repaired; 1 when there was nothing to repair, or it is tampered, or on an error."),
+		Args: c.exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return failure(c.auditRepair(cmd.Context(), args[0]))
 		},
@@ -90,13 +91,14 @@ func (c *cli) auditRepair(ctx context.Context, path string) error {
 	}
 	rep, err := event.VerifyAuditFile(path, chk)
 	if err != nil && !errors.Is(err, event.ErrAuditAhead) {
-		return fmt.Errorf("after the repair: %w", err)
+		return fmt.Errorf(c.tr("after the repair: %w"), err)
 	}
 	rebuilt := ""
 	if r.Rebuilt > 0 {
-		rebuilt = fmt.Sprintf("wrote the record of seq %d again from the store, which holds its event and its MAC\n", r.Rebuilt)
+		rebuilt = c.trf("wrote the record of seq %d again from the store, which holds its event and its MAC", r.Rebuilt) + "\n"
 	}
-	_, err = fmt.Fprintf(c.stdout, "set the torn record aside in %s\n%sok %d records  %s\n", r.Aside, rebuilt, rep.Records, path)
+	ok := auditResult{Status: "ok", Records: rep.Records, Path: path}
+	_, err = fmt.Fprintf(c.stdout, "%s\n%s%s\n", c.trf("set the torn record aside in %s", r.Aside), rebuilt, ok.text(c.lang))
 	return err
 }
 
@@ -158,21 +160,23 @@ type badRecord struct {
 // fails reports whether the result makes the command fail.
 func (r *auditResult) fails() bool { return r.Status != "ok" && r.Status != "unkeyed" }
 
-func (r *auditResult) text() string {
+// text is the result's line in language l. The status stays the word of
+// the JSON output, first on the line, in every language: scripts read it.
+func (r *auditResult) text(l i18n.Lang) string {
 	notes := ""
 	if len(r.Notes) > 0 {
-		notes = ": " + strings.Join(r.Notes, "; ")
+		notes = i18n.Trf(l, ": %s", strings.Join(r.Notes, "; "))
 	}
 	switch r.Status {
 	case "ok", "unkeyed", "unverified":
-		return fmt.Sprintf("%s %d records  %s%s", r.Status, r.Records, r.Path, notes)
+		return i18n.Trf(l, "%s %d records  %s%s", r.Status, r.Records, r.Path, notes)
 	case "broken":
 		if r.Bad.Line == 0 { // a record of another log: a fork's source
-			return fmt.Sprintf("broken %s: record %d: %s", r.Path, r.Bad.Index, r.Bad.Reason)
+			return i18n.Trf(l, "broken %s: record %d: %s", r.Path, r.Bad.Index, r.Bad.Reason)
 		}
-		return fmt.Sprintf("broken %s: record %d (line %d): %s", r.Path, r.Bad.Index, r.Bad.Line, r.Bad.Reason)
+		return i18n.Trf(l, "broken %s: record %d (line %d): %s", r.Path, r.Bad.Index, r.Bad.Line, r.Bad.Reason)
 	default:
-		return fmt.Sprintf("%s %s: %s", r.Status, r.Path, r.Error)
+		return i18n.Trf(l, "%s %s: %s", r.Status, r.Path, r.Error)
 	}
 }
 
@@ -200,12 +204,17 @@ func (c *cli) auditVerify(ctx context.Context, args []string, asJSON bool) error
 		return err
 	}
 	if len(targets) == 0 {
-		_, err := fmt.Fprintf(c.stderr, "no audit logs in %s\n", app.AuditDir(home))
+		_, err := fmt.Fprintln(c.stderr, c.trf("no audit logs in %s", app.AuditDir(home)))
 		return err
+	}
+	// The JSON output is a contract: its notes and reasons stay in English.
+	l := c.lang
+	if asJSON {
+		l = i18n.EN
 	}
 	bad, unverified := 0, 0
 	for _, t := range targets {
-		r := c.verifyOne(ctx, home, st, key, t)
+		r := verifyOne(ctx, l, home, st, key, t)
 		if r.fails() {
 			bad++
 		}
@@ -216,10 +225,10 @@ func (c *cli) auditVerify(ctx context.Context, args []string, asJSON bool) error
 		if asJSON {
 			line, _ = json.Marshal(r)
 		} else {
-			line = []byte(r.text())
+			line = []byte(r.text(l))
 		}
 		if _, err := fmt.Fprintf(c.stdout, "%s\n", line); err != nil {
-			return fmt.Errorf("write output: %w", err)
+			return fmt.Errorf(c.tr("write output: %w"), err)
 		}
 	}
 	// No key and none named by the data directory: only logs of earlier
@@ -228,11 +237,11 @@ func (c *cli) auditVerify(ctx context.Context, args []string, asJSON bool) error
 	keyNeeded := keyErr != nil && (!errors.Is(keyErr, atrest.ErrNoKey) || unverified > 0)
 	switch {
 	case bad > 0 && keyNeeded:
-		return fmt.Errorf("%d of %d audit logs failed verification; their MACs were not checked: %w", bad, len(targets), keyErr)
+		return fmt.Errorf(c.tr("%d of %d audit logs failed verification; their MACs were not checked: %w"), bad, len(targets), keyErr)
 	case bad > 0:
-		return fmt.Errorf("%d of %d audit logs failed verification", bad, len(targets))
+		return errors.New(c.trf("%d of %d audit logs failed verification", bad, len(targets)))
 	case keyNeeded:
-		return fmt.Errorf("the audit logs were not authenticated: %w", keyErr)
+		return fmt.Errorf(c.tr("the audit logs were not authenticated: %w"), keyErr)
 	}
 	return nil
 }
@@ -254,7 +263,7 @@ func (c *cli) auditTargets(ctx context.Context, home string, st *session.SQLite,
 				out = append(out, auditTarget{path: a, named: true})
 				continue
 			}
-			if err := checkID("session id", a); err != nil {
+			if err := c.checkID(c.tr("session id"), a); err != nil {
 				return nil, err
 			}
 			out = append(out, auditTarget{path: app.AuditPath(home, a), session: a})
@@ -264,7 +273,7 @@ func (c *cli) auditTargets(ctx context.Context, home string, st *session.SQLite,
 	ids := map[string]bool{}
 	files, err := filepath.Glob(filepath.Join(app.AuditDir(home), "*.jsonl"))
 	if err != nil {
-		return nil, fmt.Errorf("list audit logs: %w", err)
+		return nil, fmt.Errorf(c.tr("list audit logs: %w"), err)
 	}
 	for _, f := range files {
 		ids[strings.TrimSuffix(filepath.Base(f), ".jsonl")] = true
@@ -290,8 +299,9 @@ func (c *cli) auditTargets(ctx context.Context, home string, st *session.SQLite,
 	return out, nil
 }
 
-// verifyOne verifies one log with key (nil: none) against the store.
-func (c *cli) verifyOne(ctx context.Context, home string, st *session.SQLite, key []byte, t auditTarget) *auditResult {
+// verifyOne verifies one log with key (nil: none) against the store; its
+// notes and reasons are in language l.
+func verifyOne(ctx context.Context, l i18n.Lang, home string, st *session.SQLite, key []byte, t auditTarget) *auditResult {
 	r := &auditResult{Path: t.path, SessionID: t.session}
 	unreadable := func(err error) *auditResult {
 		r.Status, r.Error = "unreadable", err.Error()
@@ -334,18 +344,18 @@ func (c *cli) verifyOne(ctx context.Context, home string, st *session.SQLite, ke
 	if missing {
 		if stored != nil && uint64(len(stored.Heads)) > stored.First {
 			r.Status = "missing"
-			r.Error = fmt.Sprintf("session %s has %d stored events but no audit log (deleted or moved)", r.SessionID, uint64(len(stored.Heads))-stored.First)
+			r.Error = i18n.Trf(l, "session %s has %d stored events but no audit log (deleted or moved)", r.SessionID, uint64(len(stored.Heads))-stored.First)
 			return r
 		}
 		if stored == nil {
 			r.Status = "missing"
-			r.Error = fmt.Sprintf("no audit log, and no session %s in the store", r.SessionID)
+			r.Error = i18n.Trf(l, "no audit log, and no session %s in the store", r.SessionID)
 			return r
 		}
 		// A fork without events of its own: its log starts with the first.
 		r.Status, r.First = "ok", stored.First
-		r.Notes = append(r.Notes, fmt.Sprintf("no log yet: a fork of %s with no event of its own", info.ParentID))
-		c.checkForkLink(home, info, stored, r)
+		r.Notes = append(r.Notes, i18n.Trf(l, "no log yet: a fork of %s with no event of its own", info.ParentID))
+		checkForkLink(l, home, info, stored, r)
 		return r
 	}
 	rep, err := event.VerifyAudit(f, event.AuditCheck{Key: key, SessionID: r.SessionID, Store: stored})
@@ -363,26 +373,26 @@ func (c *cli) verifyOne(ctx context.Context, home string, st *session.SQLite, ke
 	}
 	switch {
 	case stored == nil && r.SessionID != "":
-		r.Notes = append(r.Notes, fmt.Sprintf("session %s is not in the store (removed?): its record count and heads not compared", r.SessionID))
+		r.Notes = append(r.Notes, i18n.Trf(l, "session %s is not in the store (removed?): its record count and heads not compared", r.SessionID))
 	case stored == nil:
-		r.Notes = append(r.Notes, "an empty log, of no stored session")
+		r.Notes = append(r.Notes, i18n.Tr(l, "an empty log, of no stored session"))
 	}
 	switch {
 	case rep.Records > 0 && rep.Unkeyed == rep.Records:
 		r.Status = "unkeyed"
-		r.Notes = append([]string{"unkeyed log of an earlier version: integrity checked, not authenticity (no MAC, no heads in the store)"}, r.Notes...)
+		r.Notes = append([]string{i18n.Tr(l, "unkeyed log of an earlier version: integrity checked, not authenticity (no MAC, no heads in the store)")}, r.Notes...)
 	case key == nil:
 		r.Status = "unverified"
-		r.Notes = append([]string{"MACs not checked without the at-rest key"}, r.Notes...)
+		r.Notes = append([]string{i18n.Tr(l, "MACs not checked without the at-rest key")}, r.Notes...)
 	default:
 		r.Status = "ok"
 		if rep.Unkeyed > 0 {
-			r.Notes = append(r.Notes, fmt.Sprintf("records %d to %d are unkeyed, of an earlier version: authenticated as they were when record %d chained onto them",
+			r.Notes = append(r.Notes, i18n.Trf(l, "records %d to %d are unkeyed, of an earlier version: authenticated as they were when record %d chained onto them",
 				rep.First, rep.First+uint64(rep.Unkeyed)-1, rep.First+uint64(rep.Unkeyed)))
 		}
 	}
 	if stored != nil && stored.First > 0 {
-		c.checkForkLink(home, info, stored, r)
+		checkForkLink(l, home, info, stored, r)
 	}
 	return r
 }
@@ -390,12 +400,13 @@ func (c *cli) verifyOne(ctx context.Context, home string, st *session.SQLite, ke
 // checkForkLink checks a fork's copied events against its source's log:
 // the head the fork copied with its last copied event must be the MAC of
 // that event's record there. The source's log is verified as its own.
-func (c *cli) checkForkLink(home string, info session.Info, stored *event.AuditStore, r *auditResult) {
+// Notes and reasons are in language l.
+func checkForkLink(l i18n.Lang, home string, info session.Info, stored *event.AuditStore, r *auditResult) {
 	at := stored.First
 	src := app.AuditPath(home, info.ParentID)
 	head := stored.Heads[at-1]
 	if head == nil {
-		r.Notes = append(r.Notes, fmt.Sprintf("its first %d events, copied from %s, are of an earlier version: not linked to %s", at, info.ParentID, src))
+		r.Notes = append(r.Notes, i18n.Trf(l, "its first %d events, copied from %s, are of an earlier version: not linked to %s", at, info.ParentID, src))
 		return
 	}
 	fail := func(reason string) {
@@ -403,17 +414,17 @@ func (c *cli) checkForkLink(home string, info session.Info, stored *event.AuditS
 	}
 	f, err := os.Open(src)
 	if err != nil {
-		fail(fmt.Sprintf("the fork's first %d events are in the log of %s, which cannot be read: %v", at, info.ParentID, err))
+		fail(i18n.Trf(l, "the fork's first %d events are in the log of %s, which cannot be read: %v", at, info.ParentID, err))
 		return
 	}
 	defer f.Close()
 	seal, keyed, err := event.AuditSealOf(f, at)
 	switch {
 	case err != nil:
-		fail(fmt.Sprintf("the fork's first %d events are in %s: %v", at, src, err))
+		fail(i18n.Trf(l, "the fork's first %d events are in %s: %v", at, src, err))
 	case !keyed || seal != hex.EncodeToString(head):
-		fail(fmt.Sprintf("the head the fork copied for seq %d is not the mac of that record in %s: the source's log or the fork's store was changed", at, src))
+		fail(i18n.Trf(l, "the head the fork copied for seq %d is not the mac of that record in %s: the source's log or the fork's store was changed", at, src))
 	default:
-		r.Notes = append(r.Notes, fmt.Sprintf("its first %d events are in %s", at, src))
+		r.Notes = append(r.Notes, i18n.Trf(l, "its first %d events are in %s", at, src))
 	}
 }

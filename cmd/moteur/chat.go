@@ -18,30 +18,30 @@ func (c *cli) chatCmd(g *globalFlags) *cobra.Command {
 	var plain bool
 	cmd := &cobra.Command{
 		Use:   "chat [flags]",
-		Short: "Talk with an agent, turn after turn",
-		Long: "Talk with an agent in the terminal. On a terminal this is a full-screen interface: the answer\n" +
-			"streams and shows as Markdown, each tool call is a live line, a permission request opens a dialog\n" +
-			"with the command or the diff of the write (y yes, n no with a reason, a always, w with the network).\n" +
-			"Enter sends, Alt-Enter or Ctrl-J starts a new line, Up/Down walk the history (kept per project),\n" +
-			"PgUp/PgDn scroll. Ctrl-C cancels the turn at once, twice within 2 s quits; at the prompt it clears\n" +
-			"the line, and on an empty line it quits (Ctrl-D too). /help lists the commands.\n\n" +
-			"With --plain, or standard input not a terminal, prompts are read line by line: end a line with \\\n" +
-			"to continue the prompt on the next one; Ctrl-C during a turn stops that turn only; Ctrl-C at the\n" +
-			"prompt, Ctrl-D, /exit or /quit ends the chat. Off a terminal the first turn that fails ends the\n" +
-			"chat with exit status 1.\n\n" +
-			"With --session ID the chat continues that stored session, with -c the project's latest one\n" +
-			"(see moteur run --help).\n\n" +
-			agentHelp,
+		Short: c.tr("Talk with an agent, turn after turn"),
+		Long: c.tr("Talk with an agent in the terminal. On a terminal this is a full-screen interface: the answer\n"+
+			"streams and shows as Markdown, each tool call is a live line, a permission request opens a dialog\n"+
+			"with the command or the diff of the write (y yes, n no with a reason, a always, w with the network).\n"+
+			"Enter sends, Alt-Enter or Ctrl-J starts a new line, Up/Down walk the history (kept per project),\n"+
+			"PgUp/PgDn scroll. Ctrl-C cancels the turn at once, twice within 2 s quits; at the prompt it clears\n"+
+			"the line, and on an empty line it quits (Ctrl-D too). /help lists the commands.\n\n"+
+			"With --plain, or standard input not a terminal, prompts are read line by line: end a line with \\\n"+
+			"to continue the prompt on the next one; Ctrl-C during a turn stops that turn only; Ctrl-C at the\n"+
+			"prompt, Ctrl-D, /exit or /quit ends the chat. Off a terminal the first turn that fails ends the\n"+
+			"chat with exit status 1.\n\n"+
+			"With --session ID the chat continues that stored session, with -c the project's latest one\n"+
+			"(see moteur run --help).\n\n") +
+			c.agentHelp(),
 		Example: "  moteur chat\n" +
 			"  moteur chat --mode confirm\n" +
 			"  moteur chat --session s-20260101T120000-0123456789abcdef",
-		Args: cobra.NoArgs,
+		Args: c.noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return failure(c.chat(cmd.Context(), g, f, plain))
 		},
 	}
-	cmd.Flags().BoolVar(&plain, "plain", false, "on a terminal too, read prompts line by line instead of the full-screen interface")
-	addAgentFlags(cmd, f)
+	cmd.Flags().BoolVar(&plain, "plain", false, c.tr("on a terminal too, read prompts line by line instead of the full-screen interface"))
+	c.addAgentFlags(cmd, f)
 	c.addSessionFlags(cmd, &f.session)
 	return cmd
 }
@@ -50,12 +50,16 @@ func (c *cli) chatCmd(g *globalFlags) *cobra.Command {
 const (
 	chatPrompt     = "› "
 	chatContinued  = "… "
-	chatCommands   = "/exit or /quit ends the chat, /session prints the session id, /skills lists the skills, /NAME ARGS runs the skill NAME, /agents lists the sub-agents, /help prints this"
 	chatLineEscape = `\`
 )
 
+// chatCommands lists the chat's commands, for /help and a mistyped one.
+func (c *cli) chatCommands() string {
+	return c.tr("/exit or /quit ends the chat, /session prints the session id, /skills lists the skills, /NAME ARGS runs the skill NAME, /agents lists the sub-agents, /help prints this")
+}
+
 func (c *cli) chat(ctx context.Context, g *globalFlags, f *agentFlags, plain bool) (err error) {
-	if err := checkAgentFlags(g, f); err != nil {
+	if err := c.checkAgentFlags(g, f); err != nil {
 		return err
 	}
 	f.interactive = c.stdinTTY
@@ -72,7 +76,7 @@ func (c *cli) chat(ctx context.Context, g *globalFlags, f *agentFlags, plain boo
 	}
 	defer func() {
 		if cerr := errors.Join(a.end("prompt_input_exit"), a.Close()); cerr != nil && err == nil {
-			err = fmt.Errorf("session %s: %w", a.ID, cerr)
+			err = fmt.Errorf(c.tr("session %s: %w"), a.ID, cerr)
 		}
 	}()
 	if c.stdinTTY && isTerminal(c.stdout) && !plain {
@@ -81,12 +85,12 @@ func (c *cli) chat(ctx context.Context, g *globalFlags, f *agentFlags, plain boo
 
 	interactive := c.stdinTTY
 	// The model a session starts with is the first provider's.
-	header := fmt.Sprintf("moteur chat · session %s · model %s", a.ID, a.Settings.Config.Providers[0].Model)
+	header := c.trf("moteur chat · session %s · model %s", a.ID, a.Settings.Config.Providers[0].Model)
 	if a.Resumed() {
-		header += fmt.Sprintf(" · continued (%d events)", a.LastSeq)
+		header += c.trf(" · continued (%d events)", a.LastSeq)
 	}
 	if interactive {
-		header += " · /exit to quit"
+		header += c.tr(" · /exit to quit")
 	}
 	if _, err := fmt.Fprintln(c.stderr, header); err != nil {
 		return err
@@ -115,7 +119,7 @@ func (c *cli) chat(ctx context.Context, g *globalFlags, f *agentFlags, plain boo
 			}
 			continue
 		case "/help":
-			if _, err := fmt.Fprintln(c.stderr, chatCommands); err != nil {
+			if _, err := fmt.Fprintln(c.stderr, c.chatCommands()); err != nil {
 				return err
 			}
 			continue
@@ -132,11 +136,11 @@ func (c *cli) chat(ctx context.Context, g *globalFlags, f *agentFlags, plain boo
 		}
 		if name, _, ok := skillCall(prompt); ok {
 			if _, known := a.Skills().Lookup(name); !known {
-				fmt.Fprintf(c.stderr, "moteur: unknown command or skill /%s (%s)\n", oneLine(name, 40), chatCommands)
+				fmt.Fprintln(c.stderr, c.trf("moteur: unknown command or skill /%s (%s)", oneLine(name, 40), c.chatCommands()))
 				continue
 			}
 		} else if cmd := strings.TrimSpace(prompt); strings.HasPrefix(cmd, "/") && !strings.ContainsAny(cmd, " \t\n") {
-			fmt.Fprintf(c.stderr, "moteur: unknown command %s (%s)\n", oneLine(cmd, 40), chatCommands)
+			fmt.Fprintln(c.stderr, c.trf("moteur: unknown command %s (%s)", oneLine(cmd, 40), c.chatCommands()))
 			continue
 		}
 		if err := c.chatTurn(ctx, a, prompt); err != nil {
@@ -175,7 +179,7 @@ func (c *cli) readPrompt(ctx context.Context, lines *lineReader, interactive boo
 					fmt.Fprintln(c.stderr)
 				}
 				if lines.err != nil {
-					return "", false, fmt.Errorf("read standard input: %w", lines.err)
+					return "", false, fmt.Errorf(c.tr("read standard input: %w"), lines.err)
 				}
 				// End of input: a prompt still being continued is sent.
 				return strings.Join(parts, "\n"), len(parts) > 0, nil
@@ -215,7 +219,7 @@ func (c *cli) chatTurn(ctx context.Context, a *agent, prompt string) error {
 		case <-tctx.Done():
 		}
 	}()
-	v := a.view(newRenderer(c.stdout, a.stderr, isTerminal(c.stdout), isTerminal(c.stderr)), false)
+	v := a.view(c.newRenderer(c.stdout, a.stderr, isTerminal(c.stdout), isTerminal(c.stderr)), false)
 	in := engine.Input{Text: prompt}
 	if name, args, ok := skillCall(prompt); ok {
 		var err error
@@ -231,14 +235,14 @@ func (c *cli) chatTurn(ctx context.Context, a *agent, prompt string) error {
 	<-watched
 	switch {
 	case turnErr != nil && ctx.Err() != nil:
-		return fmt.Errorf("interrupted: %w", turnErr)
+		return fmt.Errorf(c.tr("interrupted: %w"), turnErr)
 	case turnErr != nil && tctx.Err() != nil && errors.Is(turnErr, tctx.Err()):
-		_, err := fmt.Fprintln(c.stderr, "moteur: turn interrupted")
+		_, err := fmt.Fprintln(c.stderr, c.tr("moteur: turn interrupted"))
 		return err
 	case turnErr != nil:
-		return turnError(turnErr)
+		return c.turnError(turnErr)
 	case viewErr != nil:
-		return fmt.Errorf("write output: %w", viewErr)
+		return fmt.Errorf(c.tr("write output: %w"), viewErr)
 	}
 	return nil
 }

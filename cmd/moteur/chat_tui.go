@@ -15,6 +15,7 @@ import (
 	"github.com/moteur/moteur/cmd/moteur/tui"
 	"github.com/moteur/moteur/engine"
 	"github.com/moteur/moteur/event"
+	"github.com/moteur/moteur/i18n"
 )
 
 // The full-screen chat (package tui) on a terminal. The interface runs the
@@ -188,7 +189,7 @@ func (b *tuiBackend) Start(n int, prompt string) error {
 	in := engine.Input{Text: prompt}
 	if name, args, ok := skillCall(prompt); ok {
 		if _, known := b.a.Skills().Lookup(name); !known {
-			return fmt.Errorf("unknown command or skill /%s (/help lists the commands)", oneLine(name, 40))
+			return errors.New(i18n.Trf(b.a.Settings.Lang, "unknown command or skill /%s (/help lists the commands)", oneLine(name, 40)))
 		}
 		var err error
 		if in, err = skillInput(b.a.Session, name, args); err != nil {
@@ -198,7 +199,7 @@ func (b *tuiBackend) Start(n int, prompt string) error {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.cancel != nil {
-		return errors.New("a turn is already running")
+		return errors.New(i18n.Tr(b.a.Settings.Lang, "a turn is already running"))
 	}
 	b.turnN = n
 	if b.cancelN == n {
@@ -222,9 +223,9 @@ func (b *tuiBackend) run(tctx context.Context, cancel context.CancelFunc, in eng
 	case turnErr != nil && tctx.Err() != nil && errors.Is(turnErr, tctx.Err()):
 		msg.Cancelled = true
 	case turnErr != nil:
-		msg.Err = turnError(turnErr)
+		msg.Err = turnErrorIn(b.a.Settings.Lang, turnErr)
 	case viewErr != nil:
-		msg.Err = fmt.Errorf("show the turn: %w", viewErr)
+		msg.Err = fmt.Errorf(i18n.Tr(b.a.Settings.Lang, "show the turn: %w"), viewErr)
 	}
 	b.mu.Lock()
 	b.cancel = nil
@@ -352,7 +353,7 @@ func (b *tuiBackend) RewindPlan(seq uint64) (string, error) {
 		return "", err
 	}
 	var buf bytes.Buffer
-	err = writePlan(&buf, id, b.a.ProjectRoot(), engine.RewindBoth, plan, prompt, nil)
+	err = writePlanIn(&buf, b.a.Settings.Lang, id, b.a.ProjectRoot(), engine.RewindBoth, plan, prompt, nil)
 	return buf.String(), err
 }
 
@@ -369,8 +370,8 @@ func (b *tuiBackend) Rewind(seq uint64) (string, error) {
 		return "", err
 	}
 	var buf bytes.Buffer
-	fmt.Fprintf(&buf, "rewound to seq %d\n", seq)
-	err = writeRewindResult(&buf, plan, res)
+	fmt.Fprintln(&buf, i18n.Trf(b.a.Settings.Lang, "rewound to seq %d", seq))
+	err = writeRewindResultIn(&buf, b.a.Settings.Lang, plan, res)
 	return buf.String(), err
 }
 
@@ -408,7 +409,7 @@ func (b *tuiBackend) Compact() {
 	case errors.Is(err, engine.ErrTurnInProgress):
 		msg.Busy = true
 	case err != nil:
-		msg.Err = turnError(err)
+		msg.Err = turnErrorIn(b.a.Settings.Lang, err)
 	}
 	b.push(msg)
 }

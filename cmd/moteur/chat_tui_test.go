@@ -18,6 +18,7 @@ import (
 	"github.com/moteur/moteur/cmd/moteur/tui"
 	"github.com/moteur/moteur/effect"
 	"github.com/moteur/moteur/event"
+	"github.com/moteur/moteur/i18n"
 	"github.com/moteur/moteur/provider/openai/openaitest"
 	"github.com/moteur/moteur/tools"
 )
@@ -58,7 +59,7 @@ func startTUI(t *testing.T, h *harness, flags ...string) *tuiRun {
 	c.tools = append(c.tools, h.tools...)
 	f := &agentFlags{}
 	cmd := &cobra.Command{Use: "chat"}
-	addAgentFlags(cmd, f)
+	addAgentFlagsIn(i18n.EN, cmd, f)
 	if err := cmd.ParseFlags(flags); err != nil {
 		t.Fatal(err)
 	}
@@ -315,7 +316,7 @@ func openTUIBackend(t *testing.T, h *harness, flags ...string) (*tuiBackend, *ag
 	c.tools = append(c.tools, h.tools...)
 	f := &agentFlags{}
 	cmd := &cobra.Command{Use: "chat"}
-	addAgentFlags(cmd, f)
+	addAgentFlagsIn(i18n.EN, cmd, f)
 	if err := cmd.ParseFlags(flags); err != nil {
 		t.Fatal(err)
 	}
@@ -368,7 +369,7 @@ func BenchmarkChatStartup(b *testing.B) {
 	for b.Loop() {
 		f := &agentFlags{}
 		cmd := &cobra.Command{Use: "chat"}
-		addAgentFlags(cmd, f)
+		addAgentFlagsIn(i18n.EN, cmd, f)
 		o, err := c.agentOptions(ctx, &globalFlags{}, f)
 		if err != nil {
 			b.Fatal(err)

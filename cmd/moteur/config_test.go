@@ -5,6 +5,7 @@ import (
 
 	"github.com/moteur/moteur/engine"
 	"github.com/moteur/moteur/event"
+	"github.com/moteur/moteur/i18n"
 	"github.com/moteur/moteur/policy"
 )
 
@@ -49,7 +50,8 @@ func TestNoTerminalRefusalSaysWhatWouldAllowTheCall(t *testing.T) {
 		{policy.AutoWrite, "", req("shell_exec", "destructive"), "no terminal to ask: allow it with --allow 'shell_exec(PATTERN)'"},
 		{policy.Confirm, policy.Confirm, req("write_file", "write"), "no terminal to ask, and the organisation policy /etc/p.yaml wants a person to confirm every change: run moteur in a terminal"},
 	} {
-		if got := noTerminalRefusal(tc.mode, tc.floor, "/etc/p.yaml")(tc.req); got != tc.want {
+		en := &cli{lang: i18n.EN}
+		if got := en.noTerminalRefusal(tc.mode, tc.floor, "/etc/p.yaml")(tc.req); got != tc.want {
 			t.Errorf("%s %s %+v:\n got %q\nwant %q", tc.mode, tc.floor, tc.req, got, tc.want)
 		}
 	}
@@ -57,11 +59,11 @@ func TestNoTerminalRefusalSaysWhatWouldAllowTheCall(t *testing.T) {
 
 func TestLangFlagIsStrict(t *testing.T) {
 	for flag, want := range map[string]string{"": "", "en": "en", " FR ": "fr"} {
-		if got, err := langFlag(flag); err != nil || string(got) != want {
+		if got, err := langFlagIn(i18n.EN, flag); err != nil || string(got) != want {
 			t.Errorf("--lang %q: %q, %v; want %q", flag, got, err, want)
 		}
 	}
-	if _, err := langFlag("de"); err == nil {
+	if _, err := langFlagIn(i18n.EN, "de"); err == nil {
 		t.Error("--lang de accepted")
 	}
 }

@@ -30,24 +30,24 @@ func (c *cli) demoCmd(g *globalFlags) *cobra.Command {
 	var asJSON bool
 	cmd := &cobra.Command{
 		Use:   "demo",
-		Short: "Try Moteur in one command: sample documents, a question, an answer with its sources",
-		Long: "Ingest the sample documents shipped with Moteur (examples/docs: leave, remote work, expenses, a\n" +
+		Short: c.tr("Try Moteur in one command: sample documents, a question, an answer with its sources"),
+		Long: c.tr("Ingest the sample documents shipped with Moteur (examples/docs: leave, remote work, expenses, a\n" +
 			"security policy, error codes) into a scratch data directory, answer a sample question from them with\n" +
 			"citations, and say what to try next. No model and no network are used, and no configuration is read:\n" +
 			"the scratch directory is removed at the end, and nothing is written to $MOTEUR_HOME.\n" +
-			"Progress goes to standard error, the answer to standard output.",
-		Example: "  go run ./cmd/moteur demo\n  moteur --lang en demo\n  moteur demo --json",
-		Args:    cobra.NoArgs,
+			"Progress goes to standard error, the answer to standard output."),
+		Example: c.tr("  go run ./cmd/moteur demo\n  moteur --lang en demo\n  moteur demo --json"),
+		Args:    c.noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return failure(c.demo(cmd.Context(), g, asJSON))
 		},
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print the answer's events as JSON lines on stdout, as moteur ask --json")
+	cmd.Flags().BoolVar(&asJSON, "json", false, c.tr("print the answer's events as JSON lines on stdout, as moteur ask --json"))
 	return cmd
 }
 
 func (c *cli) demo(ctx context.Context, g *globalFlags, asJSON bool) error {
-	if _, err := langFlag(g.lang); err != nil {
+	if _, err := c.langFlag(g.lang); err != nil {
 		return err
 	}
 	// Ctrl-C cancels the demo, so that its scratch directory is removed
@@ -73,11 +73,11 @@ func (c *cli) demo(ctx context.Context, g *globalFlags, asJSON bool) error {
 
 	scratch, err := os.MkdirTemp("", "moteur-demo-")
 	if err != nil {
-		return fmt.Errorf("demo: scratch directory: %w", err)
+		return fmt.Errorf(c.tr("demo: scratch directory: %w"), err)
 	}
 	defer func() {
 		if rerr := os.RemoveAll(scratch); rerr != nil {
-			fmt.Fprintf(c.stderr, "moteur demo: warning: could not remove %s: %v\n", scratch, rerr)
+			fmt.Fprintln(c.stderr, c.trf("moteur demo: warning: could not remove %s: %v", scratch, rerr))
 		}
 	}()
 	d, docs, err := c.demoCLI(scratch)
@@ -90,13 +90,13 @@ func (c *cli) demo(ctx context.Context, g *globalFlags, asJSON bool) error {
 	if err != nil {
 		return err
 	}
-	tx := demoTexts[st.Lang.Normalize()]
-	d.progressf(tx.scratch, scratch)
+	d.lang = st.Lang.Normalize()
+	d.progressf(d.tr("scratch data directory %s (removed at the end; yours is not touched)"), scratch)
 
-	if err := d.demoIngest(ctx, g, tx, docs); err != nil {
+	if err := d.demoIngest(ctx, g, docs); err != nil {
 		return err
 	}
-	return d.demoAsk(ctx, g, tx, asJSON)
+	return d.demoAsk(ctx, g, asJSON)
 }
 
 // demoCLI is c in the scratch directory: the environment names only the
@@ -114,7 +114,7 @@ func (c *cli) demoCLI(scratch string) (*cli, string, error) {
 	docs := filepath.Join(scratch, "docs")
 	for _, dir := range []string{dirs["MOTEUR_HOME"], dirs["XDG_CONFIG_HOME"], dirs["XDG_DATA_HOME"], project} {
 		if err := os.MkdirAll(dir, 0o700); err != nil {
-			return nil, "", fmt.Errorf("demo: %w", err)
+			return nil, "", fmt.Errorf(c.tr("demo: %w"), err)
 		}
 	}
 	sample, err := fs.Sub(examples.Docs, "docs")
@@ -122,7 +122,7 @@ func (c *cli) demoCLI(scratch string) (*cli, string, error) {
 		err = os.CopyFS(docs, sample)
 	}
 	if err != nil {
-		return nil, "", fmt.Errorf("demo: copy the sample documents: %w", err)
+		return nil, "", fmt.Errorf(c.tr("demo: copy the sample documents: %w"), err)
 	}
 	d := *c
 	d.env = func(k string) string {
@@ -147,29 +147,30 @@ func (c *cli) progressf(format string, args ...any) {
 }
 
 // demoIngest creates the demo's base and adds the documents of dir.
-func (c *cli) demoIngest(ctx context.Context, g *globalFlags, tx demoText, dir string) error {
+func (c *cli) demoIngest(ctx context.Context, g *globalFlags, dir string) error {
 	return c.withKB(ctx, g, func(s *kb.Store) error {
-		if _, err := s.Create(ctx, demoBase, kb.CreateOptions{Description: "Moteur's sample documents", NoVectors: true}); err != nil {
+		if _, err := s.Create(ctx, demoBase, kb.CreateOptions{Description: c.tr("Moteur's sample documents"), NoVectors: true}); err != nil {
 			return kbError(err)
 		}
-		c.progressf(tx.ingesting, demoBase)
+		c.progressf(c.tr("adding the sample documents (examples/docs) to knowledge base %s…"), demoBase)
 		rep, err := s.Ingest(ctx, demoBase, []string{dir}, kb.IngestOptions{})
 		if err != nil {
 			return kbError(err)
 		}
 		for _, f := range rep.Files {
 			if f.Status == kb.StatusFailed {
-				c.progressf(tx.leftOut, filepath.Base(f.Path), oneLine(f.Error, 300))
+				c.progressf(c.tr("warning: sample document %s left out: %s"), filepath.Base(f.Path), oneLine(f.Error, 300))
 			}
 		}
-		c.progressf(tx.ingested, rep.Added, rep.Chunks, rep.Duration.Round(time.Millisecond))
+		c.progressf(c.tr("%d documents, %d passages in %s"), rep.Added, rep.Chunks, rep.Duration.Round(time.Millisecond))
 		return nil
 	})
 }
 
 // demoAsk answers the sample question from the demo's base, then says
 // what to try next.
-func (c *cli) demoAsk(ctx context.Context, g *globalFlags, tx demoText, asJSON bool) error {
+func (c *cli) demoAsk(ctx context.Context, g *globalFlags, asJSON bool) error {
+	qs := demoQuestions[c.lang.Normalize()]
 	o, err := c.options(g)
 	if err != nil {
 		return err
@@ -179,60 +180,18 @@ func (c *cli) demoAsk(ctx context.Context, g *globalFlags, tx demoText, asJSON b
 	if err != nil {
 		return err
 	}
-	c.progressf(tx.asking, tx.question)
+	c.progressf(c.tr("question: %s"), qs.question)
 	if !asJSON {
 		fmt.Fprintln(c.stderr)
 	}
-	err = c.answer(ctx, q, tx.question, asJSON)
+	err = c.answer(ctx, q, qs.question, asJSON)
 	if cerr := q.Close(); err == nil {
 		err = cerr
 	}
 	if err != nil {
 		return err
 	}
-	_, err = fmt.Fprintf(c.stderr, tx.next, fmt.Sprintf("%q", tx.nextQuestion))
-	return err
-}
-
-// demoText is what the demo says, in one language.
-type demoText struct {
-	scratch, ingesting, ingested, leftOut, asking string
-	// question is the sample question: one passage of examples/docs
-	// answers it.
-	question string
-	// next is what to try next; its verb is nextQuestion, quoted.
-	next, nextQuestion string
-}
-
-var demoTexts = map[i18n.Lang]demoText{
-	i18n.FR: {
-		scratch:      "répertoire de données provisoire %s (supprimé à la fin ; le vôtre n'est pas touché)",
-		ingesting:    "ajout des documents d'exemple (examples/docs) à la base de connaissances %s…",
-		ingested:     "%d documents, %d passages en %s",
-		leftOut:      "attention : le document d'exemple %s est laissé de côté : %s",
-		asking:       "question : %s",
-		question:     "Combien de jours de congés payés par an ?",
-		nextQuestion: "combien de jours de télétravail par semaine ?",
-		next: `
-Moteur a répondu d'après ses documents d'exemple, sans modèle : chaque citation renvoie à sa source ([c1]…).
-
-Ensuite (dans un clone, « go run ./cmd/moteur » tient lieu de « moteur » ; « go install ./cmd/moteur » l'installe) :
-  moteur kb create docs && moteur kb add docs ./examples/docs   une base de vos propres documents
-  moteur ask %-50s une question, répondue d'après vos bases
-  moteur chat                                                   un agent au travail sur ce projet (il faut un modèle)
-Un modèle rédige les réponses de ask et travaille dans chat (tout serveur compatible OpenAI ; ici Ollama) :
-  export MOTEUR_BASE_URL=http://localhost:11434/v1 MOTEUR_MODEL=qwen3
-`,
-	},
-	i18n.EN: {
-		scratch:      "scratch data directory %s (removed at the end; yours is not touched)",
-		ingesting:    "adding the sample documents (examples/docs) to knowledge base %s…",
-		ingested:     "%d documents, %d passages in %s",
-		leftOut:      "warning: sample document %s left out: %s",
-		asking:       "question: %s",
-		question:     "How long must a password be?",
-		nextQuestion: "what does ERR_4012 mean?",
-		next: `
+	_, err = fmt.Fprintf(c.stderr, c.tr(`
 Moteur answered from its sample documents with no model: each quote cites its source ([c1]…).
 
 Next (in a clone, "go run ./cmd/moteur" stands for "moteur"; "go install ./cmd/moteur" installs it):
@@ -241,6 +200,18 @@ Next (in a clone, "go run ./cmd/moteur" stands for "moteur"; "go install ./cmd/m
   moteur chat                                                   an agent at work on this project (needs a model)
 A model writes the answers of ask and works in chat (any OpenAI-compatible server; here Ollama):
   export MOTEUR_BASE_URL=http://localhost:11434/v1 MOTEUR_MODEL=qwen3
-`,
-	},
+`), fmt.Sprintf("%q", qs.next))
+	return err
+}
+
+// demoQuestion is the demo's sample question in one language, and the
+// one it suggests next. They are not translations of one another: each
+// language asks what one of the sample documents in that language answers.
+type demoQuestion struct {
+	question, next string
+}
+
+var demoQuestions = map[i18n.Lang]demoQuestion{
+	i18n.FR: {question: "Combien de jours de congés payés par an ?", next: "combien de jours de télétravail par semaine ?"},
+	i18n.EN: {question: "How long must a password be?", next: "what does ERR_4012 mean?"},
 }

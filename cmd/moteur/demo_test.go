@@ -68,7 +68,7 @@ func TestDemoAnswersWithCitationsAndLeavesNothingBehind(t *testing.T) {
 	stdout, stderr := run("demo")
 	for _, want := range []string{
 		"> Chaque salarié acquiert 2,5 jours ouvrables de congés payés par mois de travail effectif, soit 30 jours ouvrables par an. [c1]",
-		"Sources:\n  [c1] Congés et absences — conges.md",
+		"Sources :\n  [c1] Congés et absences — conges.md",
 	} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("demo stdout lacks %q:\n%s", want, stdout)

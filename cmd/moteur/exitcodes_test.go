@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/spf13/cobra"
+
+	"github.com/moteur/moteur/i18n"
 )
 
 // Usage errors exit 2 with a message a person can act on: a flag value
@@ -22,7 +24,7 @@ func TestUsageErrorsExit2WithWhatToDo(t *testing.T) {
 		{[]string{"sessions", "list", "--limit", "abc"}, `--limit: "abc" is not a number`},
 		{[]string{"sessions", "lst"}, `unknown command "lst" for "moteur sessions"; did you mean "list"?`},
 		{[]string{"kb", "serch"}, `did you mean "search"?`},
-		{[]string{"sesions"}, "Did you mean this?\n\tsessions"},
+		{[]string{"sesions"}, `did you mean "sessions"?`},
 		{[]string{"kb", "create", "x", "--chunk-sise", "500"}, `unknown flag: --chunk-sise; did you mean "--chunk-size"?`},
 		{[]string{"run", "--max-iterations", "x", "hi"}, `--max-iterations: "x" is not a number`},
 	} {
@@ -46,8 +48,13 @@ func TestChoiceFlagRefusesOtherValues(t *testing.T) {
 	if err == nil {
 		t.Fatal("--analyzer foo was accepted")
 	}
-	if got := flagError(cmd, err).Error(); got != `--analyzer: "foo" is not one of moteur, raw` {
+	en := &cli{lang: i18n.EN}
+	if got := en.flagError(cmd, err).Error(); got != `--analyzer: "foo" is not one of moteur, raw` {
 		t.Errorf("message %q", got)
+	}
+	fr := &cli{lang: i18n.FR}
+	if got := fr.flagError(cmd, err).Error(); got != `--analyzer: "foo" n'est pas l'une des valeurs moteur, raw` {
+		t.Errorf("message in French %q", got)
 	}
 	if err := cmd.ParseFlags([]string{"--analyzer", "raw"}); err != nil || analyzer != "raw" {
 		t.Errorf("--analyzer raw: %v, %q", err, analyzer)

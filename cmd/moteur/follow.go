@@ -9,6 +9,7 @@ import (
 
 	"github.com/moteur/moteur/app"
 	"github.com/moteur/moteur/event"
+	"github.com/moteur/moteur/i18n"
 )
 
 // Following a session from the command line: the events of a session are
@@ -27,8 +28,8 @@ func (c *cli) sessionsFollowCmd(g *globalFlags) *cobra.Command {
 	f := &followFlags{}
 	cmd := &cobra.Command{
 		Use:   "follow ID [--json] [--after SEQ] [--until-turn-end]",
-		Short: "Print a session's events as its turns run, in this process or another",
-		Long: "Print the events of session ID as moteur run prints a turn: first those stored after seq SEQ\n" +
+		Short: c.tr("Print a session's events as its turns run, in this process or another"),
+		Long: c.tr("Print the events of session ID as moteur run prints a turn: first those stored after seq SEQ\n" +
 			"(--after, default 0: all of them), then each new one as the session's turns run, whichever\n" +
 			"process runs them (moteur run, chat or serve, on this machine or another sharing the store).\n" +
 			"It takes no lease and needs no model: the session goes on as if nobody followed it.\n" +
@@ -40,24 +41,24 @@ func (c *cli) sessionsFollowCmd(g *globalFlags) *cobra.Command {
 			"that had not ended when it began: after the TurnCompleted of the turn running then, or, when\n" +
 			"none was, of the next turn to run.\n\n" +
 			"Exit status: 0 when stopped by Ctrl-C or at the turn's end, 1 on an error (an unknown session,\n" +
-			"--after beyond the session's end, the store failing), 2 on bad usage.",
+			"--after beyond the session's end, the store failing), 2 on bad usage."),
 		Example: "  moteur sessions follow s-20260101T120000-0123456789abcdef\n" +
 			"  moteur sessions follow --json --after 42 s-20260101T120000-0123456789abcdef\n" +
 			"  moteur sessions follow --until-turn-end s-20260101T120000-0123456789abcdef && echo the turn is over",
-		Args: cobra.ExactArgs(1),
+		Args: c.exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return failure(c.sessionsFollow(cmd.Context(), g, args[0], f))
 		},
 	}
 	fl := cmd.Flags()
-	fl.BoolVar(&f.json, "json", false, "print every event as one JSON object per line, and nothing else, on stdout")
-	fl.Uint64Var(&f.after, "after", 0, "print the stored events after this seq only (0: all of them)")
-	fl.BoolVar(&f.untilTurnEnd, "until-turn-end", false, "exit once the turn running (or, when none is, the next one) has ended")
+	fl.BoolVar(&f.json, "json", false, c.tr("print every event as one JSON object per line, and nothing else, on stdout"))
+	fl.Uint64Var(&f.after, "after", 0, c.tr("print the stored events after this seq only (0: all of them)"))
+	fl.BoolVar(&f.untilTurnEnd, "until-turn-end", false, c.tr("exit once the turn running (or, when none is, the next one) has ended"))
 	return cmd
 }
 
 func (c *cli) sessionsFollow(ctx context.Context, g *globalFlags, id string, f *followFlags) error {
-	if err := checkID("session id", id); err != nil {
+	if err := c.checkID(c.tr("session id"), id); err != nil {
 		return err
 	}
 	ob, err := c.openObserver(ctx, g, id)
@@ -100,7 +101,7 @@ func (c *cli) sessionsFollow(ctx context.Context, g *globalFlags, id string, f *
 	case followErr != nil:
 		return followErr
 	case viewErr != nil:
-		return fmt.Errorf("write output: %w", viewErr)
+		return fmt.Errorf(c.tr("write output: %w"), viewErr)
 	}
 	return nil
 }
@@ -115,7 +116,7 @@ func (c *cli) openObserver(ctx context.Context, g *globalFlags, id string) (*app
 	o.SessionID = id
 	ob, err := app.OpenObserver(ctx, o)
 	if err != nil {
-		return nil, notFound(id, err)
+		return nil, c.notFound(id, err)
 	}
 	return ob, nil
 }
@@ -130,13 +131,13 @@ func (c *cli) followView(ctx context.Context, ob *app.Observer, asJSON bool) (vi
 	// their hint is shown when the stored events reach them.
 	reqs, err := ob.Store.PendingApprovals(ctx, ob.Info.ID)
 	if err != nil {
-		return nil, notFound(ob.Info.ID, err)
+		return nil, c.notFound(ob.Info.ID, err)
 	}
 	waiting := map[string]bool{}
 	for _, a := range reqs {
 		waiting[a.ID] = a.Live
 	}
-	return &followText{r: newRenderer(c.stdout, c.stderr, isTerminal(c.stdout), isTerminal(c.stderr)),
+	return &followText{r: c.newRenderer(c.stdout, c.stderr, isTerminal(c.stdout), isTerminal(c.stderr)),
 		begun: ob.Info.LastSeq, waiting: waiting}, nil
 }
 
@@ -156,7 +157,7 @@ func (v *followText) event(ev event.Event) error {
 	switch p := ev.Payload.(type) {
 	case event.WarningPayload:
 		if ev.Ephemeral && p.Kind == "follower_lagged" {
-			r.noteLine("moteur: note: "+oneLine(p.Message, 300), false)
+			r.noteLine(i18n.Trf(r.lang, "moteur: note: %s", oneLine(p.Message, 300)), false)
 			return r.err
 		}
 	case event.ErrorPayload:
@@ -165,7 +166,7 @@ func (v *followText) event(ev event.Event) error {
 			return r.err // the error the follow ends with, said once
 		case ev.ParentCallID == "":
 			// No SubmitInput here returns it: shown as it happens.
-			r.noteLine("moteur: "+errorEventText(p), false)
+			r.noteLine("moteur: "+errorEventTextIn(r.lang, p), false)
 			return r.err
 		}
 	case event.UserMessagePayload:
@@ -176,11 +177,11 @@ func (v *followText) event(ev event.Event) error {
 	case event.PermissionRequestedPayload:
 		r.event(ev)
 		if ev.Seq > v.begun || v.waiting[p.ID] {
-			r.noteLine("moteur: answer with "+answerCommands(p.ID), false)
+			r.noteLine(i18n.Trf(r.lang, "moteur: answer with %s", answerCommandsIn(r.lang, p.ID)), false)
 		}
 		return r.err
 	case event.PermissionResolvedPayload:
-		r.noteLine(fmt.Sprintf("moteur: permission request %s: %s", p.ID, resolution(p)), false)
+		r.noteLine(i18n.Trf(r.lang, "moteur: permission request %s: %s", p.ID, resolution(r.lang, p)), false)
 		return r.err
 	}
 	return r.event(ev)
@@ -188,15 +189,15 @@ func (v *followText) event(ev event.Event) error {
 
 func (v *followText) finish() error { return v.r.finish() }
 
-// resolution says how a request ended.
-func resolution(p event.PermissionResolvedPayload) string {
+// resolution says, in language l, how a request ended.
+func resolution(l i18n.Lang, p event.PermissionResolvedPayload) string {
 	switch p.By {
 	case "user", "":
-		return verdict(replyOf(p))
+		return verdictIn(l, replyOf(p))
 	case "timeout":
-		return "refused: no answer in time"
+		return i18n.Tr(l, "refused: no answer in time")
 	case "interrupted":
-		return "withdrawn: the process that asked had stopped"
+		return i18n.Tr(l, "withdrawn: the process that asked had stopped")
 	}
-	return "withdrawn (" + p.By + ")"
+	return i18n.Trf(l, "withdrawn (%s)", p.By)
 }

@@ -14,19 +14,18 @@ import (
 
 	"github.com/moteur/moteur/app"
 	"github.com/moteur/moteur/kb"
-	"github.com/moteur/moteur/kb/chunk"
 )
 
 func (c *cli) kbCmd(g *globalFlags) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "kb",
-		Short: "Create, fill, search and remove knowledge bases",
-		Long: "Knowledge bases hold your documents (text, Markdown, HTML, PDF, DOCX, CSV, XLSX, JSON, source code,\n" +
+		Short: c.tr("Create, fill, search and remove knowledge bases"),
+		Long: c.tr("Knowledge bases hold your documents (text, Markdown, HTML, PDF, DOCX, CSV, XLSX, JSON, source code,\n" +
 			"each also gzip-compressed: notes.md.gz), cut into passages and indexed for keyword search (BM25)\n" +
 			"and, when an embedding model is configured (MOTEUR_EMBED_MODEL, or embedding: in the config file),\n" +
 			"for semantic search. They live in $MOTEUR_HOME/moteur.db. Ask them questions with moteur ask, or\n" +
-			"give an agent their tools with moteur run --kb NAME. moteur demo shows it all on sample documents.",
-		Args: cobra.NoArgs,
+			"give an agent their tools with moteur run --kb NAME. moteur demo shows it all on sample documents."),
+		Args: c.noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
 	}
 	cmd.AddCommand(c.kbCreateCmd(g), c.kbAddCmd(g), c.kbListCmd(g), c.kbRmCmd(g), c.kbSearchCmd(g), c.kbEvalCmd(g))
@@ -62,13 +61,15 @@ func (c *cli) kbCreateCmd(g *globalFlags) *cobra.Command {
 	var asJSON bool
 	cmd := &cobra.Command{
 		Use:   "create NAME",
-		Short: "Create an empty knowledge base",
-		Long: fmt.Sprintf("Create an empty knowledge base. Documents are cut into passages of at most --chunk-size characters\n"+
-			"(default %d), each repeating the last --chunk-overlap characters of the previous one when a\n"+
-			"paragraph had to be split (default %d). With an embedding model configured the base also gets\n"+
-			"vectors, unless --no-vectors.", chunk.DefaultSize, chunk.DefaultOverlap),
+		Short: c.tr("Create an empty knowledge base"),
+		// The defaults are written out, so the text has its translation;
+		// a test checks they are chunk's.
+		Long: c.tr("Create an empty knowledge base. Documents are cut into passages of at most --chunk-size characters\n" +
+			"(default 1000), each repeating the last --chunk-overlap characters of the previous one when a\n" +
+			"paragraph had to be split (default 100). With an embedding model configured the base also gets\n" +
+			"vectors, unless --no-vectors."),
 		Example: "  moteur kb create docs\n  moteur kb create rh --description \"Procédures RH\" --chunk-size 1500",
-		Args:    cobra.ExactArgs(1),
+		Args:    c.exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := kb.CheckName(args[0]); err != nil {
 				return usageErrorf("%v", err)
@@ -84,18 +85,18 @@ func (c *cli) kbCreateCmd(g *globalFlags) *cobra.Command {
 				if asJSON {
 					return c.writeJSON(b)
 				}
-				fmt.Fprintf(c.stdout, "Created knowledge base %s (%s). Add documents with: moteur kb add %s PATH...\n",
-					b.Name, capabilities(b), b.Name)
+				fmt.Fprintln(c.stdout, c.trf("Created knowledge base %s (%s). Add documents with: moteur kb add %s PATH...",
+					b.Name, capabilities(b), b.Name))
 				return nil
 			})
 		},
 	}
-	cmd.Flags().StringVar(&opt.Description, "description", "", "what the base holds")
-	cmd.Flags().Var(newChoice(&opt.Analyzer, kb.AnalyzerMoteur, kb.AnalyzerMoteur, kb.AnalyzerRaw), "analyzer", "keyword analysis: moteur (accents, case, stop words, stemming, FR+EN) or raw (SQLite's own)")
-	cmd.Flags().BoolVar(&opt.NoVectors, "no-vectors", false, "no semantic index even when an embedding model is configured")
-	cmd.Flags().IntVar(&opt.Chunking.Size, "chunk-size", 0, fmt.Sprintf("passage size in characters (default %d)", chunk.DefaultSize))
-	cmd.Flags().IntVar(&opt.Chunking.Overlap, "chunk-overlap", 0, fmt.Sprintf("overlap in characters (default %d)", chunk.DefaultOverlap))
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print the new base as JSON")
+	cmd.Flags().StringVar(&opt.Description, "description", "", c.tr("what the base holds"))
+	cmd.Flags().Var(newChoice(&opt.Analyzer, kb.AnalyzerMoteur, kb.AnalyzerMoteur, kb.AnalyzerRaw), "analyzer", c.tr("keyword analysis: moteur (accents, case, stop words, stemming, FR+EN) or raw (SQLite's own)"))
+	cmd.Flags().BoolVar(&opt.NoVectors, "no-vectors", false, c.tr("no semantic index even when an embedding model is configured"))
+	cmd.Flags().IntVar(&opt.Chunking.Size, "chunk-size", 0, c.tr("passage size in characters (default 1000)"))
+	cmd.Flags().IntVar(&opt.Chunking.Overlap, "chunk-overlap", 0, c.tr("overlap in characters (default 100)"))
+	cmd.Flags().BoolVar(&asJSON, "json", false, c.tr("print the new base as JSON"))
 	return cmd
 }
 
@@ -111,8 +112,8 @@ func (c *cli) kbListCmd(g *globalFlags) *cobra.Command {
 	var asJSON bool
 	cmd := &cobra.Command{
 		Use:   "list",
-		Short: "List the knowledge bases",
-		Args:  cobra.NoArgs,
+		Short: c.tr("List the knowledge bases"),
+		Args:  c.noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return c.withKB(cmd.Context(), g, func(s *kb.Store) error {
 				bases, err := s.List(cmd.Context())
@@ -126,7 +127,7 @@ func (c *cli) kbListCmd(g *globalFlags) *cobra.Command {
 					return c.writeJSON(bases)
 				}
 				if len(bases) == 0 {
-					fmt.Fprintln(c.stdout, "No knowledge base yet. Create one with: moteur kb create NAME")
+					fmt.Fprintln(c.stdout, c.tr("No knowledge base yet. Create one with: moteur kb create NAME"))
 					return nil
 				}
 				tw := tabwriter.NewWriter(c.stdout, 0, 4, 2, ' ', 0)
@@ -139,7 +140,7 @@ func (c *cli) kbListCmd(g *globalFlags) *cobra.Command {
 			})
 		},
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print the bases as a JSON array")
+	cmd.Flags().BoolVar(&asJSON, "json", false, c.tr("print the bases as a JSON array"))
 	return cmd
 }
 
@@ -147,12 +148,12 @@ func (c *cli) kbRmCmd(g *globalFlags) *cobra.Command {
 	var yes bool
 	cmd := &cobra.Command{
 		Use:   "rm NAME [FILE...]",
-		Short: "Remove a knowledge base, or some of its documents (the files themselves are not touched)",
-		Long: "With NAME alone, remove the knowledge base and everything indexed in it: on a terminal you confirm,\n" +
+		Short: c.tr("Remove a knowledge base, or some of its documents (the files themselves are not touched)"),
+		Long: c.tr("With NAME alone, remove the knowledge base and everything indexed in it: on a terminal you confirm,\n" +
 			"seeing how many documents and passages go; otherwise --yes is required. With files, remove only\n" +
-			"those documents from it (as they were added: a path, relative to the working directory or absolute).",
+			"those documents from it (as they were added: a path, relative to the working directory or absolute)."),
 		Example: "  moteur kb rm docs\n  moteur kb rm docs --yes\n  moteur kb rm docs handbook/old-policy.md",
-		Args:    cobra.MinimumNArgs(1),
+		Args:    c.minArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return c.withKB(cmd.Context(), g, func(s *kb.Store) error {
 				if len(args) == 1 {
@@ -162,7 +163,7 @@ func (c *cli) kbRmCmd(g *globalFlags) *cobra.Command {
 			})
 		},
 	}
-	cmd.Flags().BoolVarP(&yes, "yes", "y", false, "remove the whole base without asking")
+	cmd.Flags().BoolVarP(&yes, "yes", "y", false, c.tr("remove the whole base without asking"))
 	return cmd
 }
 
@@ -173,21 +174,22 @@ func (c *cli) removeBase(ctx context.Context, s *kb.Store, name string, yes bool
 	if err != nil {
 		return kbError(err)
 	}
-	what := fmt.Sprintf("knowledge base %s (%s, %s)", b.Name, plural(b.Documents, "document"), plural(b.Chunks, "passage"))
+	what := c.trf("knowledge base %s (%s, %s)", b.Name,
+		plural(b.Documents, c.tr("1 document"), c.tr("%d documents")), plural(b.Chunks, c.tr("1 passage"), c.tr("%d passages")))
 	if !yes {
 		if !c.stdinTTY {
-			return usageErrorf("kb rm would remove %s: pass --yes when standard input is not a terminal", what)
+			return usageErrorf("%s", c.trf("kb rm would remove %s: pass --yes when standard input is not a terminal", what))
 		}
-		fmt.Fprintf(c.stderr, "Remove %s? The files themselves are not touched. [y/N] ", what)
+		fmt.Fprint(c.stderr, c.trf("Remove %s? The files themselves are not touched. [y/N] ", what))
 		answer, _ := bufio.NewReader(c.stdin).ReadString('\n')
 		if a := strings.ToLower(strings.TrimSpace(answer)); a != "y" && a != "yes" && a != "o" && a != "oui" {
-			return failure(fmt.Errorf("knowledge base %s not removed", b.Name))
+			return failure(errors.New(c.trf("knowledge base %s not removed", b.Name)))
 		}
 	}
 	if err := s.Remove(ctx, b.Name); err != nil {
 		return kbError(err)
 	}
-	_, err = fmt.Fprintf(c.stdout, "Removed knowledge base %s.\n", b.Name)
+	_, err = fmt.Fprintln(c.stdout, c.trf("Removed knowledge base %s.", b.Name))
 	return failure(err)
 }
 
@@ -210,11 +212,11 @@ func (c *cli) removeDocuments(ctx context.Context, s *kb.Store, base string, pat
 		case err != nil:
 			return kbError(err)
 		default:
-			fmt.Fprintf(c.stdout, "Removed %s from %s.\n", p, base)
+			fmt.Fprintln(c.stdout, c.trf("Removed %s from %s.", p, base))
 		}
 	}
 	if len(missing) > 0 {
-		return &statusError{code: exitUsage, err: fmt.Errorf("not in knowledge base %s: %s", base, strings.Join(missing, ", "))}
+		return &statusError{code: exitUsage, err: errors.New(c.trf("not in knowledge base %s: %s", base, strings.Join(missing, ", ")))}
 	}
 	return nil
 }

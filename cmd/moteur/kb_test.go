@@ -38,6 +38,8 @@ func newKBHarness(t *testing.T) *harness {
 		"MOTEUR_HOME":     h.home(),
 		"XDG_CONFIG_HOME": t.TempDir(),
 		"XDG_DATA_HOME":   t.TempDir(),
+		// The tests read the English texts; French runs set fr.
+		"MOTEUR_LANG": "en",
 	}
 	return h
 }
@@ -454,7 +456,7 @@ func TestRunKBGivesTheKnowledgeTools(t *testing.T) {
 		}
 	}
 	sys := reqs[0].Messages[0]
-	if sys.Role != "system" || !strings.Contains(sys.Content, i18n.KnowledgePrompt(i18n.FR, "manuel-rh", true)) {
+	if sys.Role != "system" || !strings.Contains(sys.Content, i18n.KnowledgePrompt(i18n.EN, "manuel-rh", true)) {
 		t.Errorf("system prompt does not name the base manuel-rh:\n%s", sys.Content)
 	}
 	for i, r := range reqs {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/moteur/moteur/i18n"
 	"github.com/moteur/moteur/kb"
 )
 
@@ -17,15 +18,15 @@ func (c *cli) kbAddCmd(g *globalFlags) *cobra.Command {
 	var asJSON bool
 	cmd := &cobra.Command{
 		Use:   "add NAME PATH...",
-		Short: "Add files and folders to a knowledge base",
-		Long: "Add files and folders (recursively, hidden entries skipped) to a knowledge base. A file already\n" +
+		Short: c.tr("Add files and folders to a knowledge base"),
+		Long: c.tr("Add files and folders (recursively, hidden entries skipped) to a knowledge base. A file already\n" +
 			"there with the same content is skipped; a changed one replaces its old version at once (a search\n" +
 			"never sees half of a document). A file that cannot be read is reported with its reason and the\n" +
 			"others go on. A gzip-compressed text file (notes.md.gz, page.html.gz…) is read as its content.\n" +
 			"The speed shown counts the bytes of the files added or updated, not those skipped or refused.\n" +
-			"Exit status 1 when any file failed, or when the paths hold no file at all.",
+			"Exit status 1 when any file failed, or when the paths hold no file at all."),
 		Example: "  moteur kb add docs ./handbook ./faq.md",
-		Args:    cobra.MinimumNArgs(2),
+		Args:    c.minArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return c.withKB(cmd.Context(), g, func(s *kb.Store) error {
 				bar := c.progressBar(asJSON)
@@ -43,8 +44,7 @@ func (c *cli) kbAddCmd(g *globalFlags) *cobra.Command {
 							return jerr
 						}
 					}
-					return failure(fmt.Errorf("no file to add to %s: %s %s no file (hidden files and folders are skipped)",
-						rep.Base, strings.Join(args[1:], ", "), holdWord(len(args[1:]))))
+					return failure(c.noFileToAdd(rep.Base, args[1:]))
 				}
 				if asJSON {
 					if jerr := c.writeJSON(rep); jerr != nil {
@@ -57,13 +57,13 @@ func (c *cli) kbAddCmd(g *globalFlags) *cobra.Command {
 					return failure(err)
 				}
 				if rep.Failed > 0 {
-					return failure(fmt.Errorf("%d file(s) could not be added", rep.Failed))
+					return failure(errors.New(c.trf("%d file(s) could not be added", rep.Failed)))
 				}
 				return nil
 			})
 		},
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print the ingestion report as JSON")
+	cmd.Flags().BoolVar(&asJSON, "json", false, c.tr("print the ingestion report as JSON"))
 	return cmd
 }
 
@@ -74,27 +74,28 @@ func (c *cli) ingestSummary(rep kb.IngestReport) {
 	for _, f := range rep.Files {
 		in += ingestedBytes(f)
 	}
-	fmt.Fprintf(c.stdout, "%s: %d added, %d updated, %d unchanged, %d failed · %d passages · %s ingested in %s (%s)\n",
+	fmt.Fprintln(c.stdout, c.trf("%s: %d added, %d updated, %d unchanged, %d failed · %d passages · %s ingested in %s (%s)",
 		rep.Base, rep.Added, rep.Updated, rep.Unchanged, rep.Failed, rep.Chunks, humanBytes(in),
-		rep.Duration.Round(time.Millisecond), rate(in, rep.Duration))
+		rep.Duration.Round(time.Millisecond), rate(in, rep.Duration)))
 	for _, f := range rep.Files {
 		if f.Status == kb.StatusFailed {
-			fmt.Fprintf(c.stdout, "  failed  %s: %s\n", shortPath(f.Path), oneLine(strings.TrimPrefix(f.Error, f.Path+": "), 300))
+			fmt.Fprintln(c.stdout, c.trf("  failed  %s: %s", shortPath(f.Path), oneLine(strings.TrimPrefix(f.Error, f.Path+": "), 300)))
 		}
 	}
 	for _, f := range rep.Files {
 		for _, w := range f.Warnings {
-			fmt.Fprintf(c.stdout, "  warning %s: %s\n", shortPath(f.Path), oneLine(w, 300))
+			fmt.Fprintln(c.stdout, c.trf("  warning %s: %s", shortPath(f.Path), oneLine(w, 300)))
 		}
 	}
 }
 
-// holdWord is the verb of "PATH holds no file" for n paths.
-func holdWord(n int) string {
-	if n == 1 {
-		return "holds"
+// noFileToAdd says that the paths given to kb add hold no file: the verb
+// agrees with how many there are.
+func (c *cli) noFileToAdd(base string, paths []string) error {
+	if len(paths) == 1 {
+		return errors.New(c.trf("no file to add to %s: %s holds no file (hidden files and folders are skipped)", base, paths[0]))
 	}
-	return "hold"
+	return errors.New(c.trf("no file to add to %s: %s hold no file (hidden files and folders are skipped)", base, strings.Join(paths, ", ")))
 }
 
 // ingestedBytes counts what was read into the base: a file skipped as
@@ -110,6 +111,7 @@ func ingestedBytes(f kb.FileReport) int64 {
 // throughput, the file just done. Elsewhere it draws nothing.
 type progress struct {
 	w     io.Writer
+	lang  i18n.Lang
 	drawn bool
 	// ingested sums the bytes of the files added or updated so far.
 	ingested int64
@@ -119,7 +121,7 @@ func (c *cli) progressBar(quiet bool) *progress {
 	if quiet || !isTerminal(c.stderr) {
 		return &progress{}
 	}
-	return &progress{w: c.stderr}
+	return &progress{w: c.stderr, lang: c.lang}
 }
 
 const barWidth = 24
@@ -136,8 +138,8 @@ func (p *progress) update(pr kb.Progress) {
 		// A long document reports its pages, so the line moves on it too.
 		name = fmt.Sprintf("%s p. %d/%d", oneLine(shortPath(pr.Parsing), 32), pr.PagesDone, pr.Pages)
 	}
-	fmt.Fprintf(p.w, "\r\x1b[2K%s %d/%d files · %d passages · %s · %s", bar, pr.FilesDone, pr.Files, pr.Chunks,
-		rate(p.ingested, pr.Elapsed), name)
+	fmt.Fprint(p.w, "\r\x1b[2K"+i18n.Trf(p.lang, "%s %d/%d files · %d passages · %s · %s", bar, pr.FilesDone, pr.Files, pr.Chunks,
+		rate(p.ingested, pr.Elapsed), name))
 	p.drawn = true
 }
 

@@ -254,7 +254,7 @@ func TestClassifiedPathInAKnowledgeBase(t *testing.T) {
 	srv := openaitest.NewServer(t) // any request fails the test
 	withModel(h, srv)
 	res := h.run(t, "ask", "--new-session", "s-fusion", "quand est prévue la fusion avec Beta ?")
-	if res.code != 0 || !strings.Contains(res.stdout, "mars") || !strings.Contains(res.stderr, "rien n'a été envoyé") {
+	if res.code != 0 || !strings.Contains(res.stdout, "mars") || !strings.Contains(res.stderr, "nothing was sent") {
 		t.Fatalf("ask: exit %d, stdout %q, stderr %q", res.code, res.stdout, res.stderr)
 	}
 	if n := len(srv.Requests()); n != 0 {

@@ -15,13 +15,13 @@ func (c *cli) kbEvalCmd(g *globalFlags) *cobra.Command {
 	var asJSON bool
 	cmd := &cobra.Command{
 		Use:   "eval DIR",
-		Short: "Measure retrieval quality on a test set in the BEIR layout",
-		Long: "Index DIR/corpus.jsonl (_id, title, text) in a temporary knowledge base, run DIR/queries.jsonl\n" +
+		Short: c.tr("Measure retrieval quality on a test set in the BEIR layout"),
+		Long: c.tr("Index DIR/corpus.jsonl (_id, title, text) in a temporary knowledge base, run DIR/queries.jsonl\n" +
 			"(_id, text) in every search mode available (keyword; semantic and hybrid with an embedding model),\n" +
 			"and print nDCG@10, recall@10 and MRR@10 against DIR/qrels/test.tsv (query-id, corpus-id, score),\n" +
-			"with SQLite FTS5's plain bm25() over the same corpus as a baseline. Nothing is kept.",
+			"with SQLite FTS5's plain bm25() over the same corpus as a baseline. Nothing is kept."),
 		Example: "  moteur kb eval kb/beir/testdata/moteur-fr-en\n  moteur kb eval ./scifact --json",
-		Args:    cobra.ExactArgs(1),
+		Args:    c.exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			set, err := beir.Load(args[0])
 			if err != nil {
@@ -40,7 +40,7 @@ func (c *cli) kbEvalCmd(g *globalFlags) *cobra.Command {
 			opt := kbeval.Options{Retrieval: st.Config.Retrieval, Embedder: em, Reranker: rr}
 			bar := c.progressBar(asJSON)
 			opt.Progress = func(done, total int) {
-				bar.update(kb.Progress{Files: total, FilesDone: done, Last: kb.FileReport{Path: "indexing"}})
+				bar.update(kb.Progress{Files: total, FilesDone: done, Last: kb.FileReport{Path: c.tr("indexing")}})
 			}
 			rep, err := kbeval.Run(cmd.Context(), set, opt)
 			bar.done()
@@ -50,7 +50,7 @@ func (c *cli) kbEvalCmd(g *globalFlags) *cobra.Command {
 			if asJSON {
 				return c.writeJSON(rep)
 			}
-			fmt.Fprintf(c.stdout, "%d documents, %d queries\n\n", rep.Documents, rep.Queries)
+			fmt.Fprint(c.stdout, c.trf("%d documents, %d queries", rep.Documents, rep.Queries)+"\n\n")
 			tw := tabwriter.NewWriter(c.stdout, 0, 4, 2, ' ', 0)
 			fmt.Fprintln(tw, "RANKING\tnDCG@10\tRECALL@10\tMRR@10")
 			for _, m := range append(rep.Modes, rep.Baseline) {
@@ -59,6 +59,6 @@ func (c *cli) kbEvalCmd(g *globalFlags) *cobra.Command {
 			return tw.Flush()
 		},
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print the scores as JSON")
+	cmd.Flags().BoolVar(&asJSON, "json", false, c.tr("print the scores as JSON"))
 	return cmd
 }

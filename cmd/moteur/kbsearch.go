@@ -16,11 +16,11 @@ func (c *cli) kbSearchCmd(g *globalFlags) *cobra.Command {
 	var asJSON bool
 	cmd := &cobra.Command{
 		Use:   "search NAME QUERY...",
-		Short: "Search a knowledge base as the agent's search_knowledge does",
-		Long: "Search a knowledge base (NAME, or several separated by commas) and print the passages found, best first.\n" +
-			"Modes: hybrid (default: vectors and keywords fused), semantic, keyword (exact terms, codes, identifiers).",
+		Short: c.tr("Search a knowledge base as the agent's search_knowledge does"),
+		Long: c.tr("Search a knowledge base (NAME, or several separated by commas) and print the passages found, best first.\n" +
+			"Modes: hybrid (default: vectors and keywords fused), semantic, keyword (exact terms, codes, identifiers)."),
 		Example: "  moteur kb search docs \"délai de préavis\"\n  moteur kb search docs ERR_4012 --mode keyword --json",
-		Args:    cobra.MinimumNArgs(2),
+		Args:    c.minArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			m, err := kb.ParseMode(mode)
 			if err != nil {
@@ -28,7 +28,7 @@ func (c *cli) kbSearchCmd(g *globalFlags) *cobra.Command {
 			}
 			q := kb.Query{Text: strings.Join(args[1:], " "), Mode: m, Bases: strings.Split(args[0], ","), Limit: limit}
 			if strings.TrimSpace(q.Text) == "" {
-				return usageErrorf("empty query")
+				return usageErrorf("%s", c.tr("empty query"))
 			}
 			return c.withKB(cmd.Context(), g, func(s *kb.Store) error {
 				res, err := s.Search(cmd.Context(), q)
@@ -43,9 +43,9 @@ func (c *cli) kbSearchCmd(g *globalFlags) *cobra.Command {
 			})
 		},
 	}
-	cmd.Flags().StringVar(&mode, "mode", "hybrid", "hybrid, semantic or keyword")
-	cmd.Flags().IntVar(&limit, "limit", 0, "number of passages (default 10, at most 30)")
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print the result as JSON (hits, requested_mode, mode_fallbacks…)")
+	cmd.Flags().StringVar(&mode, "mode", "hybrid", c.tr("hybrid, semantic or keyword"))
+	cmd.Flags().IntVar(&limit, "limit", 0, c.tr("number of passages (default 10, at most 30)"))
+	cmd.Flags().BoolVar(&asJSON, "json", false, c.tr("print the result as JSON (hits, requested_mode, mode_fallbacks…)"))
 	return cmd
 }
 
@@ -55,11 +55,11 @@ func (c *cli) kbSearchCmd(g *globalFlags) *cobra.Command {
 func (c *cli) printHits(res kb.Result, modeChosen bool) {
 	for _, f := range res.Fallbacks {
 		if modeChosen {
-			fmt.Fprintf(c.stdout, "note: %s searched in %s mode instead of %s: %s\n", f.Base, f.To, f.From, f.Reason)
+			fmt.Fprintln(c.stdout, c.trf("note: %s searched in %s mode instead of %s: %s", f.Base, f.To, f.From, f.Reason))
 		}
 	}
 	if len(res.Hits) == 0 {
-		fmt.Fprintln(c.stdout, "No passage found.")
+		fmt.Fprintln(c.stdout, c.tr("No passage found."))
 		if res.Hint != "" {
 			fmt.Fprintln(c.stdout, res.Hint)
 		}

@@ -19,11 +19,11 @@ import (
 func (c *cli) keysCmd(g *globalFlags) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "keys",
-		Short: "Create, list and remove the API keys of moteur serve",
-		Long: "moteur serve answers only requests with a key (X-API-Key: KEY or Authorization: Bearer KEY). A key\n" +
+		Short: c.tr("Create, list and remove the API keys of moteur serve"),
+		Long: c.tr("moteur serve answers only requests with a key (X-API-Key: KEY or Authorization: Bearer KEY). A key\n" +
 			"may be limited to some knowledge bases and agents. Keys live in $MOTEUR_HOME/moteur.db, where only\n" +
-			"a SHA-256 of each secret is stored: the secret is shown once, when the key is made.",
-		Args: cobra.NoArgs,
+			"a SHA-256 of each secret is stored: the secret is shown once, when the key is made."),
+		Args: c.noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
 	}
 	cmd.AddCommand(c.keysCreateCmd(g), c.keysListCmd(), c.keysRmCmd())
@@ -51,23 +51,23 @@ func (c *cli) keysCreateCmd(g *globalFlags) *cobra.Command {
 	var asJSON bool
 	cmd := &cobra.Command{
 		Use:   "create NAME",
-		Short: "Make an API key and print its secret, once",
-		Long: "Make an API key named NAME and print its secret on standard output: it is shown this once and cannot\n" +
+		Short: c.tr("Make an API key and print its secret, once"),
+		Long: c.tr("Make an API key named NAME and print its secret on standard output: it is shown this once and cannot\n" +
 			"be recovered (only its SHA-256 is stored); lost, remove the key and make another. --kb limits the key\n" +
 			"to those knowledge bases and --agent to those agents (an id or a name, stored as the agent's id);\n" +
 			"without them it reaches every base and every agent. --wait-approvals lets its requests to the\n" +
-			"OpenAI-compatible door wait for a person's approval instead of being refused.",
+			"OpenAI-compatible door wait for a person's approval instead of being refused."),
 		Example: "  moteur keys create laptop\n" +
 			"  moteur keys create support-bot --kb docs --agent support --json",
-		Args: cobra.ExactArgs(1),
+		Args: c.exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return failure(c.keysCreate(cmd.Context(), g, args[0], sc, asJSON))
 		},
 	}
-	cmd.Flags().StringArrayVar(&sc.Bases, "kb", nil, "a knowledge base the key may use (repeat; default: every base)")
-	cmd.Flags().StringArrayVar(&sc.Agents, "agent", nil, "an agent the key may use, by id or name (repeat; default: every agent)")
-	cmd.Flags().BoolVar(&sc.Wait, "wait-approvals", false, "requests may wait for a person's approval")
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print the key and its secret as one JSON object")
+	cmd.Flags().StringArrayVar(&sc.Bases, "kb", nil, c.tr("a knowledge base the key may use (repeat; default: every base)"))
+	cmd.Flags().StringArrayVar(&sc.Agents, "agent", nil, c.tr("an agent the key may use, by id or name (repeat; default: every agent)"))
+	cmd.Flags().BoolVar(&sc.Wait, "wait-approvals", false, c.tr("requests may wait for a person's approval"))
+	cmd.Flags().BoolVar(&asJSON, "json", false, c.tr("print the key and its secret as one JSON object"))
 	return cmd
 }
 
@@ -93,8 +93,8 @@ func (c *cli) keysCreate(ctx context.Context, g *globalFlags, name string, sc ap
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(c.stderr, "moteur: created API key %s (%s), %s. Its secret is shown this once: store it now.\n",
-			k.Name, k.ID, scopeText(k.Scope))
+		fmt.Fprintf(c.stderr, c.tr("moteur: created API key %s (%s), %s. Its secret is shown this once: store it now.\n"),
+			k.Name, k.ID, c.scopeText(k.Scope))
 		return nil
 	})
 }
@@ -138,12 +138,21 @@ func (c *cli) agentIDs(ctx context.Context, g *globalFlags, refs []string) ([]st
 	return ids, err
 }
 
-func scopeText(sc apikey.Scope) string {
-	parts := []string{"bases: " + listOrAll(sc.Bases), "agents: " + listOrAll(sc.Agents)}
-	if sc.Wait {
-		parts = append(parts, "may wait for approvals")
+// scopeText says, for a person, what a key reaches.
+func (c *cli) scopeText(sc apikey.Scope) string {
+	// "all" reads as a word of the sentence here, not as the table's value.
+	bases, agents := c.tr("bases: all"), c.tr("agents: all")
+	if len(sc.Bases) > 0 {
+		bases = c.trf("bases: %s", strings.Join(sc.Bases, ","))
 	}
-	return strings.Join(parts, "; ")
+	if len(sc.Agents) > 0 {
+		agents = c.trf("agents: %s", strings.Join(sc.Agents, ","))
+	}
+	parts := []string{bases, agents}
+	if sc.Wait {
+		parts = append(parts, c.tr("may wait for approvals"))
+	}
+	return strings.Join(parts, c.tr("; "))
 }
 
 func listOrAll(l []string) string {
@@ -157,8 +166,8 @@ func (c *cli) keysListCmd() *cobra.Command {
 	var asJSON bool
 	cmd := &cobra.Command{
 		Use:   "list",
-		Short: "List the API keys (never their secrets)",
-		Args:  cobra.NoArgs,
+		Short: c.tr("List the API keys (never their secrets)"),
+		Args:  c.noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return failure(c.withKeys(cmd.Context(), false, func(s *apikey.SQLite) error {
 				var keys []apikey.Key
@@ -175,7 +184,7 @@ func (c *cli) keysListCmd() *cobra.Command {
 					return c.writeJSON(keys)
 				}
 				if len(keys) == 0 {
-					_, err := fmt.Fprintln(c.stdout, "No API key yet. Make one with: moteur keys create NAME")
+					_, err := fmt.Fprintln(c.stdout, c.tr("No API key yet. Make one with: moteur keys create NAME"))
 					return err
 				}
 				tw := tabwriter.NewWriter(c.stdout, 2, 8, 2, ' ', 0)
@@ -192,7 +201,7 @@ func (c *cli) keysListCmd() *cobra.Command {
 			}))
 		},
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print the keys as a JSON array")
+	cmd.Flags().BoolVar(&asJSON, "json", false, c.tr("print the keys as a JSON array"))
 	return cmd
 }
 
@@ -200,15 +209,15 @@ func (c *cli) keysRmCmd() *cobra.Command {
 	return &cobra.Command{
 		Use:     "rm NAME|ID",
 		Aliases: []string{"revoke"},
-		Short:   "Remove (revoke) an API key: it stops working at once",
+		Short:   c.tr("Remove (revoke) an API key: it stops working at once"),
 		Example: "  moteur keys rm laptop",
-		Args:    cobra.ExactArgs(1),
+		Args:    c.exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return failure(c.withKeys(cmd.Context(), true, func(s *apikey.SQLite) error {
 				if err := s.Revoke(cmd.Context(), args[0]); err != nil {
 					return keyError(err)
 				}
-				_, err := fmt.Fprintf(c.stdout, "Removed API key %s: it no longer works.\n", args[0])
+				_, err := fmt.Fprintf(c.stdout, c.tr("Removed API key %s: it no longer works.\n"), args[0])
 				return err
 			}))
 		},

@@ -18,7 +18,7 @@ import (
 // chooseLang sets c.lang for the command line args.
 func (c *cli) chooseLang(args []string) {
 	flag := langArg(args)
-	l, err := langFlag(flag)
+	l, err := langFlagIn(i18n.EN, flag)
 	if err != nil {
 		l = "" // the flag's parse reports it
 	}
@@ -89,16 +89,25 @@ func init() {
 
 // usageTemplate translates the headings of cobra's usage template tmpl.
 func (c *cli) usageTemplate(tmpl string) string {
-	tmpl = strings.ReplaceAll(tmpl, `Use "{{.CommandPath}} [command] --help" for more information about a command.`,
-		c.trf(`Use "%s --help" for more information about a command.`, "{{.CommandPath}} [command]"))
+	tmpl = strings.ReplaceAll(tmpl, cobraMoreHelp, c.trf(`Use "%s --help" for more information about a command.`, "{{.CommandPath}} [command]"))
 	// pflag writes "(default x)" after a flag's usage.
 	def := strings.ReplaceAll(c.tr(" (default "), `"`, `\"`)
 	tmpl = strings.ReplaceAll(tmpl, "FlagUsages | trimTrailingWhitespaces}}", `FlagUsages | trimTrailingWhitespaces | replace " (default " "`+def+`"}}`)
 	tmpl = strings.ReplaceAll(tmpl, "{{.UseLine}}", `{{replace "[flags]" "`+c.tr("[flags]")+`" .UseLine}}`)
 	// Global Flags before Flags, which it contains.
-	for _, h := range []string{"Usage:", "Aliases:", "Examples:", "Available Commands:", "Additional Commands:",
-		"Global Flags:", "Flags:", "Additional help topics:", "[command]"} {
-		tmpl = strings.ReplaceAll(tmpl, h, c.tr(h))
+	for _, h := range [][2]string{
+		{"Usage:", c.tr("Usage:")}, {"Aliases:", c.tr("Aliases:")}, {"Examples:", c.tr("Examples:")},
+		{"Available Commands:", c.tr("Available Commands:")}, {"Additional Commands:", c.tr("Additional Commands:")},
+		{"Global Flags:", c.tr("Global Flags:")}, {"Flags:", c.tr("Flags:")},
+		{cobraHelpTopics, c.tr("Additional help topics:")}, {"[command]", c.tr("[command]")},
+	} {
+		tmpl = strings.ReplaceAll(tmpl, h[0], h[1])
 	}
 	return tmpl
 }
+
+// Lines of cobra's usage template, as cobra writes them.
+const (
+	cobraMoreHelp   = `Use "{{.CommandPath}} [command] --help" for more information about a command.`
+	cobraHelpTopics = "Additional help topics:"
+)

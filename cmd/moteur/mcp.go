@@ -7,8 +7,8 @@ import "github.com/spf13/cobra"
 func (c *cli) mcpCmd(g *globalFlags) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "mcp",
-		Short: "MCP: list the configured servers (list), log in to one (login), serve the knowledge bases to MCP clients (serve)",
-		Args:  cobra.NoArgs,
+		Short: c.tr("MCP: list the configured servers (list), log in to one (login), serve the knowledge bases to MCP clients (serve)"),
+		Args:  c.noArgs,
 		RunE:  func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
 	}
 	cmd.AddCommand(c.mcpListCmd(g), c.mcpLoginCmd(g), c.mcpServeCmd(g))

@@ -11,17 +11,17 @@ import (
 func (c *cli) mcpLoginCmd(g *globalFlags) *cobra.Command {
 	return &cobra.Command{
 		Use:   "login NAME",
-		Short: "Log in to an MCP server that asks for OAuth",
-		Long: "Log in to the HTTP MCP server NAME of the configuration, as the MCP authorization specification says:\n" +
+		Short: c.tr("Log in to an MCP server that asks for OAuth"),
+		Long: c.tr("Log in to the HTTP MCP server NAME of the configuration, as the MCP authorization specification says:\n" +
 			"Moteur finds the server's authorization server, registers itself there when no client id is\n" +
 			"configured, prints the URL to open (and opens it on a desktop), waits up to 5 minutes for the\n" +
 			"browser to come back to a loopback address, and exchanges the code (PKCE) for tokens. The tokens\n" +
 			"are kept encrypted under the data directory (mcp-oauth/, mode 0600) and refreshed by themselves;\n" +
 			"a session that meets a server whose login expired for good says to run this again.\n" +
 			"Every host involved must pass the allowlists and the organisation policy.\n\n" +
-			"Exit status: 0 when logged in, 1 on an error, 2 on bad usage.",
+			"Exit status: 0 when logged in, 1 on an error, 2 on bad usage."),
 		Example: "  moteur mcp login notes",
-		Args:    cobra.ExactArgs(1),
+		Args:    c.exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return failure(c.mcpLogin(cmd.Context(), g, args[0]))
 		},

@@ -13,11 +13,11 @@ import (
 // that nothing after its line is taken from standard input.
 func (c *cli) confirmTrust(p app.TrustRequest) (bool, error) {
 	var b strings.Builder
-	fmt.Fprintf(&b, "This project's %s runs %s that came with its code:\n", p.Path, p.What)
+	fmt.Fprintf(&b, c.tr("This project's %s runs %s that came with its code:\n"), p.Path, c.trustWhat(p.What))
 	for _, s := range p.Items {
 		fmt.Fprintf(&b, "  %s\n", oneLine(s, 300))
 	}
-	fmt.Fprintf(&b, "They run with your rights. Trust them (sha256 %s…)? [y/N] ", p.SHA256[:min(12, len(p.SHA256))])
+	fmt.Fprintf(&b, c.tr("They run with your rights. Trust them (sha256 %s…)? [y/N] "), p.SHA256[:min(12, len(p.SHA256))])
 	if _, err := io.WriteString(c.stderr, b.String()); err != nil {
 		return false, err
 	}
@@ -27,6 +27,18 @@ func (c *cli) confirmTrust(p app.TrustRequest) (bool, error) {
 	}
 	a := strings.ToLower(strings.TrimSpace(answer))
 	return a == "y" || a == "yes", nil
+}
+
+// trustWhat names, in the run's language, what a trust request starts:
+// app names it in English.
+func (c *cli) trustWhat(what string) string {
+	switch what {
+	case "hooks":
+		return c.tr("hooks")
+	case "MCP servers":
+		return c.tr("MCP servers")
+	}
+	return what
 }
 
 // readAnswer reads one line from r, a byte at a time.

@@ -116,6 +116,7 @@ func TestFailedAskStoresNoSession(t *testing.T) {
 // answer, the hint of an empty result and the session line alike.
 func TestAskSpeaksOneLanguage(t *testing.T) {
 	h := newKBHarness(t)
+	delete(h.env, "MOTEUR_LANG") // French by default
 	withBase(t, h, "docs")
 	fr := h.run(t, "ask", "--mode", "keyword", "zzqx wkpv")
 	if fr.code != 0 || !strings.Contains(fr.stdout, "Aucun passage") || !strings.Contains(fr.stderr, "pour continuer") {

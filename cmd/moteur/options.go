@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 
 	"github.com/moteur/moteur/app"
+	"github.com/moteur/moteur/i18n"
 	"github.com/moteur/moteur/kb"
 )
 
@@ -21,7 +22,7 @@ func (c *cli) options(g *globalFlags) (app.Options, error) {
 	if err != nil {
 		return app.Options{}, err
 	}
-	lang, err := langFlag(g.lang)
+	lang, err := c.langFlag(g.lang)
 	if err != nil {
 		return app.Options{}, err
 	}
@@ -31,7 +32,7 @@ func (c *cli) options(g *globalFlags) (app.Options, error) {
 // apply sets the options the agent flags carry (checked by checkAgentFlags).
 func (f *agentFlags) apply(o *app.Options) {
 	o.SessionID = f.session
-	o.Mode, _ = modeFlag(f.mode)
+	o.Mode, _ = modeFlagIn(i18n.EN, f.mode) // checked by checkAgentFlags: the error is not shown
 	o.Allow = f.allow
 	o.Sandbox = f.sandbox
 	o.MaxIterations = f.maxIterations
@@ -50,7 +51,7 @@ func (c *cli) projectRoot() (string, error) {
 		root, err = filepath.Abs(root)
 	}
 	if err != nil {
-		return "", fmt.Errorf("project root: %w", err)
+		return "", fmt.Errorf(c.tr("project root: %w"), err)
 	}
 	return root, nil
 }
@@ -70,14 +71,14 @@ func (c *cli) settings(o app.Options) (*app.Settings, error) {
 // note prints the notes of the settings.
 func (c *cli) note(notes []string) {
 	for _, n := range notes {
-		fmt.Fprintf(c.stderr, "moteur: note: %s\n", oneLine(n, 500))
+		fmt.Fprintln(c.stderr, c.trf("moteur: note: %s", oneLine(n, 500)))
 	}
 }
 
 // warn prints the warnings of an opened session.
 func (c *cli) warn(warnings []string) {
 	for _, w := range warnings {
-		fmt.Fprintf(c.stderr, "moteur: warning: %s\n", w)
+		fmt.Fprintln(c.stderr, c.trf("moteur: warning: %s", w))
 	}
 }
 

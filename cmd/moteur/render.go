@@ -10,6 +10,7 @@ import (
 	"github.com/moteur/moteur/cite"
 	"github.com/moteur/moteur/cmd/moteur/tui"
 	"github.com/moteur/moteur/event"
+	"github.com/moteur/moteur/i18n"
 )
 
 // ANSI styles, written only to a terminal.
@@ -32,6 +33,7 @@ type renderer struct {
 	note    io.Writer // notes that are not the answer (retries, approvals, routing)
 	tty     bool      // out is a terminal: styles allowed, reasoning shown
 	noteTTY bool      // note is a terminal: notes may be dimmed
+	lang    i18n.Lang // the language of the notes
 
 	err       error // first write error; later writes are skipped
 	lineOpen  bool  // the last byte written to out is not a newline
@@ -44,8 +46,17 @@ type renderer struct {
 	turnErr *event.ErrorPayload
 }
 
+// newRenderer is a renderer whose notes are in the run's language.
+func (c *cli) newRenderer(out, note io.Writer, tty, noteTTY bool) *renderer {
+	r := newRenderer(out, note, tty, noteTTY)
+	r.lang = c.lang
+	return r
+}
+
+// newRenderer is a renderer whose notes are in English, for the callers
+// that have no cli.
 func newRenderer(out, note io.Writer, tty, noteTTY bool) *renderer {
-	return &renderer{out: out, note: note, tty: tty, noteTTY: noteTTY}
+	return &renderer{out: out, note: note, tty: tty, noteTTY: noteTTY, lang: i18n.EN}
 }
 
 // event renders one event. It returns the first write error, after which
@@ -53,7 +64,7 @@ func newRenderer(out, note io.Writer, tty, noteTTY bool) *renderer {
 func (r *renderer) event(ev event.Event) error {
 	// A request to approve is shown whoever made it: the user answers it.
 	if p, ok := ev.Payload.(event.PermissionRequestedPayload); ok {
-		r.noteLine(describeRequest(p), false)
+		r.noteLine(describeRequest(r.lang, p), false)
 		return r.err
 	}
 	// A sub-agent's stream would interleave with the parent's answer; its
@@ -78,15 +89,15 @@ func (r *renderer) event(ev event.Event) error {
 	case event.ToolProgressPayload:
 		r.noteLine(progressNote(p), true)
 	case event.McpServerDownPayload:
-		r.noteLine(fmt.Sprintf("moteur: MCP server %s is not available: %s", oneLine(p.Name, 60), oneLine(p.Error, 300)), false)
+		r.noteLine(i18n.Trf(r.lang, "moteur: MCP server %s is not available: %s", oneLine(p.Name, 60), oneLine(p.Error, 300)), false)
 	case event.ProviderSelectedPayload:
-		r.noteLine(fmt.Sprintf("moteur: using %s (%s)", oneLine(p.Provider, 60), oneLine(p.Reason, 300)), true)
+		r.noteLine(i18n.Trf(r.lang, "moteur: using %s (%s)", oneLine(p.Provider, 60), oneLine(p.Reason, 300)), true)
 	case event.SessionClassifiedPayload:
-		r.noteLine(fmt.Sprintf("moteur: session classified: %s — only local providers from now on", oneLine(p.Marking, 80)), false)
+		r.noteLine(i18n.Trf(r.lang, "moteur: session classified: %s — only local providers from now on", oneLine(p.Marking, 80)), false)
 	case event.WarningPayload:
-		r.noteLine("moteur: warning: "+oneLine(p.Message, 300), false)
+		r.noteLine(i18n.Trf(r.lang, "moteur: warning: %s", oneLine(p.Message, 300)), false)
 	case event.ContextCompactedPayload:
-		r.noteLine(compactionNote(p), true)
+		r.noteLine(compactionNote(r.lang, p), true)
 	case event.ErrorPayload:
 		r.turnErr = &p
 	case event.TurnCompletedPayload:
@@ -133,7 +144,7 @@ func (r *renderer) userMessage(p event.UserMessagePayload) {
 	r.endLine()
 	text := strings.TrimRight(p.Text, "\n")
 	if p.Blocked {
-		text += "  [blocked by a hook, not sent]"
+		text += i18n.Tr(r.lang, "  [blocked by a hook, not sent]")
 	}
 	r.write("› " + strings.ReplaceAll(r.clean(text), "\n", "\n  ") + "\n")
 }
@@ -200,13 +211,13 @@ func (r *renderer) retry(p event.ProviderRetryPayload) {
 	// streamed is not the text the next AssistantMessage will carry.
 	r.streamed.Reset()
 	delay := time.Duration(p.DelayMS) * time.Millisecond
-	_, err := fmt.Fprintf(r.note, "moteur: %s; retrying in %s (attempt %d)\n", oneLine(p.Error, 300), delay, p.Attempt)
+	_, err := fmt.Fprintln(r.note, i18n.Trf(r.lang, "moteur: %s; retrying in %s (attempt %d)", oneLine(p.Error, 300), delay, p.Attempt))
 	r.setErr(err)
 }
 
 func (r *renderer) turnCompleted(p event.TurnCompletedPayload) {
 	if e := r.turnErr; e != nil && p.Reason != event.StopError {
-		r.noteLine("moteur: "+errorEventText(*e), false)
+		r.noteLine("moteur: "+errorEventTextIn(r.lang, *e), false)
 	}
 	r.turnErr = nil
 	r.endFaint()
@@ -283,23 +294,23 @@ func cleanTerminal(s string) string {
 // oneLine squeezes s onto one line of at most n runes, for summaries.
 func oneLine(s string, n int) string { return tui.OneLine(s, n) }
 
-// errorEventText is an Error event as a message: a refused send says that
-// nothing was sent, and its message names the rule that refused it.
-func errorEventText(p event.ErrorPayload) string {
+// errorEventTextIn is an Error event as a message in language l: a refused
+// send says that nothing was sent, and its message names the rule that
+// refused it.
+func errorEventTextIn(l i18n.Lang, p event.ErrorPayload) string {
 	msg := oneLine(p.Message, 500)
 	if p.Kind == "outbound" {
-		return "not sent: " + msg
+		return i18n.Trf(l, "not sent: %s", msg)
 	}
 	return msg
 }
 
 // compactionNote is the one line that tells a compaction happened.
-func compactionNote(p event.ContextCompactedPayload) string {
-	how := "summarised"
+func compactionNote(l i18n.Lang, p event.ContextCompactedPayload) string {
 	if p.Degraded {
-		how = "trimmed (the summary failed)"
+		return i18n.Trf(l, "moteur: context compacted: %d → %d tokens, %d messages trimmed (the summary failed)", p.TokensBefore, p.TokensAfter, p.Replaced)
 	}
-	return fmt.Sprintf("moteur: context compacted: %d → %d tokens, %d messages %s", p.TokensBefore, p.TokensAfter, p.Replaced, how)
+	return i18n.Trf(l, "moteur: context compacted: %d → %d tokens, %d messages summarised", p.TokensBefore, p.TokensAfter, p.Replaced)
 }
 
 // sources lists, under an answer, the passages it cites: what [c3] is.
@@ -308,7 +319,7 @@ func (r *renderer) sources(cits []cite.Ref) {
 		return
 	}
 	r.endLine()
-	r.write("\nSources:\n")
+	r.write("\n" + i18n.Tr(r.lang, "Sources:") + "\n")
 	for _, c := range cits {
 		r.write(fmt.Sprintf("  [%s] %s — %s\n", c.Alias, oneLine(c.Title, 80), oneLine(c.Where(), 120)))
 	}

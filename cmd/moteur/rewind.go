@@ -20,6 +20,7 @@ import (
 	"github.com/moteur/moteur/checkpoint"
 	"github.com/moteur/moteur/engine"
 	"github.com/moteur/moteur/event"
+	"github.com/moteur/moteur/i18n"
 )
 
 // Rewinds from the command line: sessions points lists where a session can
@@ -33,17 +34,17 @@ func (c *cli) sessionsPointsCmd() *cobra.Command {
 	var asJSON bool
 	cmd := &cobra.Command{
 		Use:   "points [flags] ID",
-		Short: "List the points a session can be rewound to, newest first",
-		Long: "List the rewind points of a stored session, newest first: each message the user sent (SEQ), when,\n" +
+		Short: c.tr("List the points a session can be rewound to, newest first"),
+		Long: c.tr("List the rewind points of a stored session, newest first: each message the user sent (SEQ), when,\n" +
 			"and its first line. moteur sessions rewind ID --to SEQ puts the files, the conversation or both\n" +
-			"back to what they were when that message was sent.",
+			"back to what they were when that message was sent."),
 		Example: "  moteur sessions points s-20260101T120000-0123456789abcdef",
-		Args:    cobra.ExactArgs(1),
+		Args:    c.exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return failure(c.sessionsPoints(cmd.Context(), args[0], asJSON))
 		},
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print a JSON array of points (seq, prompt, time)")
+	cmd.Flags().BoolVar(&asJSON, "json", false, c.tr("print a JSON array of points (seq, prompt, time)"))
 	return cmd
 }
 
@@ -63,14 +64,14 @@ func (c *cli) sessionsPoints(ctx context.Context, id string, asJSON bool) error 
 		return c.writeJSON(points)
 	}
 	if len(points) == 0 {
-		_, err := fmt.Fprintf(c.stderr, "session %s has no rewind points: it has no message yet\n", id)
+		_, err := fmt.Fprintln(c.stderr, c.trf("session %s has no rewind points: it has no message yet", id))
 		return err
 	}
 	if err := c.writePointsTable(points); err != nil {
 		return err
 	}
 	if at := compactedAt(events); at > 0 && points[len(points)-1].Seq < at {
-		_, err := fmt.Fprintf(c.stderr, "(the conversation was compacted at seq %d: the points before it rewind with --mode code only)\n", at)
+		_, err := fmt.Fprintln(c.stderr, c.trf("(the conversation was compacted at seq %d: the points before it rewind with --mode code only)", at))
 		return err
 	}
 	return nil
@@ -86,7 +87,7 @@ func (c *cli) writePointsTable(points []checkpoint.Point) error {
 	for _, p := range points {
 		at := p.Time.Local().Format(time.RFC3339)
 		if tty {
-			at = ago(now, p.Time)
+			at = agoIn(c.lang, now, p.Time)
 		}
 		rows = append(rows, [3]string{strconv.FormatUint(p.Seq, 10), at, firstLine(p.Prompt)})
 	}
@@ -113,7 +114,7 @@ func (c *cli) writePointsTable(points []checkpoint.Point) error {
 		fmt.Fprintf(w, "%*s  %-*s  %s\n", wSeq, r[0], wTime, r[1], prompt)
 	}
 	if err := w.Flush(); err != nil {
-		return fmt.Errorf("write output: %w", err)
+		return fmt.Errorf(c.tr("write output: %w"), err)
 	}
 	return nil
 }
@@ -153,8 +154,8 @@ func (c *cli) sessionsRewindCmd(g *globalFlags) *cobra.Command {
 	f := &rewindFlags{}
 	cmd := &cobra.Command{
 		Use:   "rewind ID --to SEQ --mode code|conversation|both [flags]",
-		Short: "Put a session's files or conversation back to a rewind point",
-		Long: "Put session ID back to the point SEQ, the message the user sent at that seq (see moteur sessions\n" +
+		Short: c.tr("Put a session's files or conversation back to a rewind point"),
+		Long: c.tr("Put session ID back to the point SEQ, the message the user sent at that seq (see moteur sessions\n" +
 			"points ID):\n" +
 			"  --mode code          the files the agent changed since go back to their content then (files it\n" +
 			"                       created are deleted); the conversation goes on, and the agent is told with\n" +
@@ -170,38 +171,38 @@ func (c *cli) sessionsRewindCmd(g *globalFlags) *cobra.Command {
 			"failed. What a rewind replaces is kept too, so a rewind can be rewound.\n" +
 			"The session must not be in use by another process. No model is called.\n\n" +
 			"Exit status: 0 when every file was restored or left alone by choice, 1 when one could not be restored\n" +
-			"or on an error, 2 on bad usage.",
+			"or on an error, 2 on bad usage."),
 		Example: "  moteur sessions rewind s-20260101T120000-0123456789abcdef --to 5 --mode code\n" +
 			"  moteur sessions rewind s-20260101T120000-0123456789abcdef --to 5 --mode code --dry-run --json\n" +
 			"  moteur sessions rewind s-20260101T120000-0123456789abcdef --to 5 --mode both --yes --overwrite src/main.go",
-		Args: cobra.ExactArgs(1),
+		Args: c.exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if !cmd.Flags().Changed("to") {
-				return usageErrorf("sessions rewind needs --to SEQ: a rewind point (moteur sessions points %s lists them)", args[0])
+				return usageErrorf("%s", c.trf("sessions rewind needs --to SEQ: a rewind point (moteur sessions points %s lists them)", args[0]))
 			}
 			if !cmd.Flags().Changed("mode") {
-				return usageErrorf("sessions rewind needs --mode code, conversation or both")
+				return usageErrorf("%s", c.tr("sessions rewind needs --mode code, conversation or both"))
 			}
 			return failure(c.sessionsRewind(cmd.Context(), g, args[0], f))
 		},
 	}
 	fl := cmd.Flags()
-	fl.Uint64Var(&f.to, "to", 0, "seq of the rewind point (see moteur sessions points ID)")
-	fl.StringVar(&f.mode, "mode", "", "what goes back: code (the files), conversation, or both")
-	fl.BoolVarP(&f.yes, "yes", "y", false, "rewind without asking")
-	fl.StringArrayVar(&f.overwrite, "overwrite", nil, "restore this file even though it changed since the agent wrote it (repeatable)")
-	fl.BoolVar(&f.json, "json", false, "print the plan and the result as one JSON object")
-	fl.BoolVar(&f.dryRun, "dry-run", false, "show the plan (what would be restored or deleted, the conflicts) and change nothing")
+	fl.Uint64Var(&f.to, "to", 0, c.tr("seq of the rewind point (see moteur sessions points ID)"))
+	fl.StringVar(&f.mode, "mode", "", c.tr("what goes back: code (the files), conversation, or both"))
+	fl.BoolVarP(&f.yes, "yes", "y", false, c.tr("rewind without asking"))
+	fl.StringArrayVar(&f.overwrite, "overwrite", nil, c.tr("restore this file even though it changed since the agent wrote it (repeatable)"))
+	fl.BoolVar(&f.json, "json", false, c.tr("print the plan and the result as one JSON object"))
+	fl.BoolVar(&f.dryRun, "dry-run", false, c.tr("show the plan (what would be restored or deleted, the conflicts) and change nothing"))
 	return cmd
 }
 
 // rewindMode parses --mode.
-func rewindMode(s string) (engine.RewindMode, error) {
+func (c *cli) rewindMode(s string) (engine.RewindMode, error) {
 	switch m := engine.RewindMode(strings.ToLower(strings.TrimSpace(s))); m {
 	case engine.RewindCode, engine.RewindConversation, engine.RewindBoth:
 		return m, nil
 	}
-	return "", usageErrorf("invalid --mode %q: want code, conversation or both", s)
+	return "", usageErrorf("%s", c.trf("invalid --mode %q: want code, conversation or both", s))
 }
 
 // rewindJSON is the --json output of sessions rewind.
@@ -224,21 +225,21 @@ type rewindResult struct {
 
 func (c *cli) sessionsRewind(ctx context.Context, g *globalFlags, id string, f *rewindFlags) (err error) {
 	// Usage first: nothing is read or locked for a wrong command line.
-	if err := checkID("session id", id); err != nil {
+	if err := c.checkID(c.tr("session id"), id); err != nil {
 		return err
 	}
-	if _, err := langFlag(g.lang); err != nil {
+	if _, err := c.langFlag(g.lang); err != nil {
 		return err
 	}
-	mode, err := rewindMode(f.mode)
+	mode, err := c.rewindMode(f.mode)
 	if err != nil {
 		return err
 	}
 	if f.to == 0 {
-		return usageErrorf("invalid --to 0: seqs start at 1 (moteur sessions points %s lists the rewind points)", id)
+		return usageErrorf("%s", c.trf("invalid --to 0: seqs start at 1 (moteur sessions points %s lists the rewind points)", id))
 	}
 	if len(f.overwrite) > 0 && mode == engine.RewindConversation {
-		return usageErrorf("--overwrite is for --mode code or both: --mode conversation leaves the files as they are")
+		return usageErrorf("%s", c.tr("--overwrite is for --mode code or both: --mode conversation leaves the files as they are"))
 	}
 	o, err := c.options(g)
 	if err != nil {
@@ -247,11 +248,11 @@ func (c *cli) sessionsRewind(ctx context.Context, g *globalFlags, id string, f *
 	o.SessionID = id
 	rw, err := app.OpenRewind(ctx, o)
 	if err != nil {
-		return appError(notFound(id, err))
+		return appError(c.notFound(id, err))
 	}
 	defer func() {
 		if cerr := rw.Close(); cerr != nil && err == nil {
-			err = fmt.Errorf("session %s: %w", id, cerr)
+			err = fmt.Errorf(c.tr("session %s: %w"), id, cerr)
 		}
 	}()
 	c.note(rw.Settings.Notes)
@@ -262,24 +263,24 @@ func (c *cli) sessionsRewind(ctx context.Context, g *globalFlags, id string, f *
 		if at := compactedAt(rw.Past); f.to < at {
 			// Checked before the plan is shown (the engine checks it too).
 			if _, ok := pointPrompt(rw.Engine, id, f.to); !ok {
-				return notAPointError(id, f.to)
+				return c.notAPointError(id, f.to)
 			}
-			return fmt.Errorf("the conversation of session %s cannot be rewound to seq %d: it was compacted at seq %d since; --mode code puts the files back alone",
-				id, f.to, at)
+			return errors.New(c.trf("the conversation of session %s cannot be rewound to seq %d: it was compacted at seq %d since; --mode code puts the files back alone",
+				id, f.to, at))
 		}
 	}
 	plan, err := rw.Engine.RewindPlan(id, f.to)
 	switch {
 	case errors.Is(err, checkpoint.ErrNotAPoint):
-		return notAPointError(id, f.to)
+		return c.notAPointError(id, f.to)
 	case err != nil:
-		return fmt.Errorf("session %s: %w", id, err)
+		return fmt.Errorf(c.tr("session %s: %w"), id, err)
 	}
 	if mode == engine.RewindConversation {
 		// The files stay as they are: the plan has nothing to do.
 		plan = checkpoint.Plan{ToSeq: f.to}
 	}
-	overwrite, err := overwritePaths(root, plan, f.overwrite)
+	overwrite, err := c.overwritePaths(root, plan, f.overwrite)
 	if err != nil {
 		return err
 	}
@@ -297,32 +298,32 @@ func (c *cli) sessionsRewind(ctx context.Context, g *globalFlags, id string, f *
 		if f.json {
 			planOut = c.stderr
 		}
-		if err := writePlan(planOut, id, root, mode, plan, prompt, overwrite); err != nil {
+		if err := writePlanIn(planOut, c.lang, id, root, mode, plan, prompt, overwrite); err != nil {
 			return err
 		}
 	}
 	if !f.yes && !c.stdinTTY {
-		return usageErrorf("sessions rewind asks for confirmation: pass --yes when standard input is not a terminal (the plan above is what it would do; nothing was changed)")
+		return usageErrorf("%s", c.tr("sessions rewind asks for confirmation: pass --yes when standard input is not a terminal (the plan above is what it would do; nothing was changed)"))
 	}
 	if !f.yes {
-		fmt.Fprint(c.stderr, "Rewind? [y/N] ")
+		fmt.Fprint(c.stderr, c.tr("Rewind? [y/N] "))
 		answer, _ := bufio.NewReader(c.stdin).ReadString('\n')
 		if a := strings.ToLower(strings.TrimSpace(answer)); a != "y" && a != "yes" && a != "o" && a != "oui" {
-			return fmt.Errorf("session %s not rewound: nothing changed", id)
+			return errors.New(c.trf("session %s not rewound: nothing changed", id))
 		}
 	}
 
 	res, err := rw.Engine.Rewind(ctx, id, f.to, mode, plan, overwrite)
 	switch {
 	case errors.Is(err, checkpoint.ErrNotAPoint):
-		return notAPointError(id, f.to)
+		return c.notAPointError(id, f.to)
 	case errors.Is(err, engine.ErrConversationUnavailable):
-		return fmt.Errorf("the conversation of session %s cannot be rewound to seq %d: it was compacted since; --mode code puts the files back alone", id, f.to)
+		return errors.New(c.trf("the conversation of session %s cannot be rewound to seq %d: it was compacted since; --mode code puts the files back alone", id, f.to))
 	case err != nil && res.Files != nil:
 		// The files were handled, but the record of the rewind failed.
-		return fmt.Errorf("session %s: the files were rewound, but the rewind could not be recorded: %w", id, err)
+		return fmt.Errorf(c.tr("session %s: the files were rewound, but the rewind could not be recorded: %w"), id, err)
 	case err != nil:
-		return fmt.Errorf("session %s: %w", id, err)
+		return fmt.Errorf(c.tr("session %s: %w"), id, err)
 	}
 
 	failed := 0
@@ -343,12 +344,13 @@ func (c *cli) sessionsRewind(ctx context.Context, g *globalFlags, id string, f *
 	} else {
 		// A blank line between the plan and what was done.
 		fmt.Fprintln(c.stdout)
-		if err := writeRewindResult(c.stdout, plan, res); err != nil {
+		if err := writeRewindResultIn(c.stdout, c.lang, plan, res); err != nil {
 			return err
 		}
 	}
 	if failed > 0 {
-		return fmt.Errorf("session %s rewound to seq %d, but %s could not be restored (see above)", id, f.to, plural(failed, "file"))
+		return errors.New(c.trf("session %s rewound to seq %d, but %s could not be restored (see above)", id, f.to,
+			plural(failed, c.tr("1 file"), c.tr("%d files"))))
 	}
 	return nil
 }
@@ -359,17 +361,23 @@ func (c *cli) showDryRun(plan rewindJSON, prompt string, overwrite []string, asJ
 	if asJSON {
 		return c.writeJSON(plan)
 	}
-	if err := writePlan(c.stdout, plan.Session, plan.ProjectRoot, engine.RewindMode(plan.Mode), plan.Plan, prompt, overwrite); err != nil {
+	if err := writePlanIn(c.stdout, c.lang, plan.Session, plan.ProjectRoot, engine.RewindMode(plan.Mode), plan.Plan, prompt, overwrite); err != nil {
 		return err
 	}
-	_, err := fmt.Fprintln(c.stderr, "moteur: dry run: nothing was changed (run it again without --dry-run to rewind)")
+	_, err := fmt.Fprintln(c.stderr, c.tr("moteur: dry run: nothing was changed (run it again without --dry-run to rewind)"))
 	return err
 }
 
 // notAPointError says that seq is not a rewind point and how to list them.
-func notAPointError(id string, seq uint64) error {
-	return fmt.Errorf("seq %d of session %s is not a rewind point (a message the user sent): moteur sessions points %s lists them",
-		seq, id, id)
+func (c *cli) notAPointError(id string, seq uint64) error { return notAPointErrorIn(c.lang, id, seq) }
+
+// notAPointError is c.notAPointError in English, for the callers that have
+// no cli.
+func notAPointError(id string, seq uint64) error { return notAPointErrorIn(i18n.EN, id, seq) }
+
+func notAPointErrorIn(l i18n.Lang, id string, seq uint64) error {
+	return errors.New(i18n.Trf(l, "seq %d of session %s is not a rewind point (a message the user sent): moteur sessions points %s lists them",
+		seq, id, id))
 }
 
 // pointPrompt is the message of the rewind point seq of session id; ok is
@@ -387,7 +395,7 @@ func pointPrompt(eng *engine.Engine, id string, seq uint64) (prompt string, ok b
 // (slash-separated, relative to root; absolute ones inside root are
 // accepted). Each must be a file of the plan: a mistyped path would
 // otherwise leave a conflict alone without a word.
-func overwritePaths(root string, plan checkpoint.Plan, args []string) ([]string, error) {
+func (c *cli) overwritePaths(root string, plan checkpoint.Plan, args []string) ([]string, error) {
 	inPlan := make(map[string]bool, len(plan.Files))
 	var conflicts []string
 	for _, f := range plan.Files {
@@ -402,104 +410,107 @@ func overwritePaths(root string, plan checkpoint.Plan, args []string) ([]string,
 		if filepath.IsAbs(p) {
 			rel, err := filepath.Rel(root, p)
 			if err != nil || !filepath.IsLocal(rel) {
-				return nil, usageErrorf("--overwrite %s is outside the project %s", a, root)
+				return nil, usageErrorf("%s", c.trf("--overwrite %s is outside the project %s", a, root))
 			}
 			p = rel
 		}
 		p = filepath.ToSlash(filepath.Clean(p))
 		if !inPlan[p] {
-			which := "it has no conflict"
+			which := c.tr("it has no conflict")
 			if len(conflicts) > 0 {
-				which = "its conflicts: " + strings.Join(conflicts, ", ")
+				which = c.trf("its conflicts: %s", strings.Join(conflicts, ", "))
 			}
-			return nil, usageErrorf("--overwrite %s: not a file of this rewind (%s)", a, which)
+			return nil, usageErrorf("%s", c.trf("--overwrite %s: not a file of this rewind (%s)", a, which))
 		}
 		out = append(out, p)
 	}
 	return out, nil
 }
 
-// writePlan shows what the rewind will do.
-func writePlan(out io.Writer, id, root string, mode engine.RewindMode, plan checkpoint.Plan, prompt string, overwrite []string) error {
+// writePlanIn shows what the rewind will do, in language l.
+func writePlanIn(out io.Writer, l i18n.Lang, id, root string, mode engine.RewindMode, plan checkpoint.Plan, prompt string, overwrite []string) error {
 	w := bufio.NewWriter(out)
-	fmt.Fprintf(w, "Rewind of session %s to seq %d (%s), project %s\n", id, plan.ToSeq, mode, root)
+	fmt.Fprintln(w, i18n.Trf(l, "Rewind of session %s to seq %d (%s), project %s", id, plan.ToSeq, mode, root))
 	if mode != engine.RewindCode {
-		fmt.Fprintf(w, "the conversation goes back to before: %s\n", oneLine(prompt, 100))
+		fmt.Fprintln(w, i18n.Trf(l, "the conversation goes back to before: %s", oneLine(prompt, 100)))
 	}
 	if mode == engine.RewindConversation {
-		fmt.Fprintln(w, "the files stay as they are")
+		fmt.Fprintln(w, i18n.Tr(l, "the files stay as they are"))
 	} else {
 		forced := make(map[string]bool, len(overwrite))
 		for _, p := range overwrite {
 			forced[p] = true
 		}
 		if len(plan.Files) == 0 {
-			fmt.Fprintf(w, "no file to put back: the files this session changed are as they were at seq %d\n", plan.ToSeq)
+			fmt.Fprintln(w, i18n.Trf(l, "no file to put back: the files this session changed are as they were at seq %d", plan.ToSeq))
 		} else {
-			fmt.Fprintf(w, "the files (%d):\n", len(plan.Files))
+			fmt.Fprintln(w, i18n.Trf(l, "the files (%d):", len(plan.Files)))
 		}
 		wPath := 0
 		for _, f := range plan.Files {
 			wPath = max(wPath, utf8.RuneCountInString(f.Path))
 		}
 		for _, f := range plan.Files {
-			fmt.Fprintf(w, "  %-8s  %-*s  %s\n", f.Status, wPath, f.Path, planAction(f, forced[f.Path]))
+			fmt.Fprintf(w, "  %-8s  %-*s  %s\n", f.Status, wPath, f.Path, planAction(l, f, forced[f.Path]))
 		}
 		if n := len(plan.NotUndoable); n > 0 {
 			calls := make([]string, 0, n)
 			for _, c := range plan.NotUndoable {
-				call := fmt.Sprintf("%s at seq %d", c.Tool, c.Seq)
+				call := i18n.Trf(l, "%s at seq %d", c.Tool, c.Seq)
 				if c.Risk == "destructive" {
-					call += " (destructive)"
+					call += i18n.Tr(l, " (destructive)")
 				}
 				calls = append(calls, call)
 			}
-			fmt.Fprintf(w, "warning: %s since seq %d cannot be undone (a rewind leaves their effects): %s\n",
-				plural(n, "call"), plan.ToSeq, strings.Join(calls, ", "))
+			fmt.Fprintln(w, i18n.Trf(l, "warning: %s since seq %d cannot be undone (a rewind leaves their effects): %s",
+				plural(n, i18n.Tr(l, "1 call"), i18n.Tr(l, "%d calls")), plan.ToSeq, strings.Join(calls, ", ")))
 		}
 	}
 	if err := w.Flush(); err != nil {
-		return fmt.Errorf("write output: %w", err)
+		return fmt.Errorf(i18n.Tr(l, "write output: %w"), err)
 	}
 	return nil
 }
 
-// planAction says what the rewind does to a file of the plan, and for a
-// conflict why it is one.
-func planAction(f checkpoint.FilePlan, overwrite bool) string {
-	what := "restore its content at the point"
-	if f.Restore == "" {
-		what = "delete it (it did not exist at the point)"
-	}
+// planAction says, in language l, what the rewind does to a file of the
+// plan, and for a conflict why it is one.
+func planAction(l i18n.Lang, f checkpoint.FilePlan, overwrite bool) string {
 	if f.Status == checkpoint.StatusOK {
-		return what
+		if f.Restore == "" {
+			return i18n.Tr(l, "delete it (it did not exist at the point)")
+		}
+		return i18n.Tr(l, "restore its content at the point")
 	}
-	why := conflictReason(f)
+	why := conflictReason(l, f)
 	switch {
 	case f.Error != "":
-		return why + ": left alone"
+		return i18n.Trf(l, "%s: left alone", why)
+	case overwrite && f.Restore == "":
+		return i18n.Trf(l, "%s; --overwrite: delete it (it did not exist at the point)", why)
 	case overwrite:
-		return why + "; --overwrite: " + what
+		return i18n.Trf(l, "%s; --overwrite: restore its content at the point", why)
+	case f.Restore == "":
+		return i18n.Trf(l, "%s: left alone (--overwrite %s would delete it (it did not exist at the point))", why, f.Path)
 	}
-	return why + ": left alone (--overwrite " + f.Path + " would " + what + ")"
+	return i18n.Trf(l, "%s: left alone (--overwrite %s would restore its content at the point)", why, f.Path)
 }
 
-// conflictReason explains a conflict: what is on disk (Current) is not what
-// this session left there (Left).
-func conflictReason(f checkpoint.FilePlan) string {
+// conflictReason explains a conflict, in language l: what is on disk
+// (Current) is not what this session left there (Left).
+func conflictReason(l i18n.Lang, f checkpoint.FilePlan) string {
 	switch {
 	case f.Error != "":
-		return "could not be read: " + oneLine(f.Error, 200)
+		return i18n.Trf(l, "could not be read: %s", oneLine(f.Error, 200))
 	case f.Current == "" && f.Left != "":
-		return "deleted since this session wrote it"
+		return i18n.Tr(l, "deleted since this session wrote it")
 	case f.Current != "" && f.Left == "":
-		return "this session deleted it, and it exists again"
+		return i18n.Tr(l, "this session deleted it, and it exists again")
 	}
-	return "changed since this session last wrote it"
+	return i18n.Tr(l, "changed since this session last wrote it")
 }
 
-// writeRewindResult shows what the rewind did.
-func writeRewindResult(out io.Writer, plan checkpoint.Plan, res engine.RewindResult) error {
+// writeRewindResultIn shows what the rewind did, in language l.
+func writeRewindResultIn(out io.Writer, l i18n.Lang, plan checkpoint.Plan, res engine.RewindResult) error {
 	w := bufio.NewWriter(out)
 	planned := make(map[string]checkpoint.FilePlan, len(plan.Files))
 	for _, f := range plan.Files {
@@ -515,25 +526,25 @@ func writeRewindResult(out io.Writer, plan checkpoint.Plan, res engine.RewindRes
 		var what string
 		switch r.Status {
 		case checkpoint.RewoundOK, checkpoint.RewoundOverwritten:
-			what = "restored"
+			what = i18n.Tr(l, "restored")
 			if f.Restore == "" {
-				what = "deleted"
+				what = i18n.Tr(l, "deleted")
 			}
 		case checkpoint.RewoundSkipped:
-			what = "left alone: " + conflictReason(f) + " (--overwrite " + r.Path + " restores it)"
+			what = i18n.Trf(l, "left alone: %s (--overwrite %s restores it)", conflictReason(l, f), r.Path)
 		default:
-			what = "not restored: " + oneLine(r.Error, 300)
+			what = i18n.Trf(l, "not restored: %s", oneLine(r.Error, 300))
 		}
 		fmt.Fprintf(w, "%-*s  %-*s  %s\n", wStatus, r.Status, wPath, r.Path, what)
 	}
 	switch {
 	case res.Prompt != "":
-		fmt.Fprintf(w, "the conversation is back before: %s\n", oneLine(res.Prompt, 200))
+		fmt.Fprintln(w, i18n.Trf(l, "the conversation is back before: %s", oneLine(res.Prompt, 200)))
 	case res.Note != "":
-		fmt.Fprintf(w, "the conversation goes on; with the next message the agent reads: %s\n", res.Note)
+		fmt.Fprintln(w, i18n.Trf(l, "the conversation goes on; with the next message the agent reads: %s", res.Note))
 	}
 	if err := w.Flush(); err != nil {
-		return fmt.Errorf("write output: %w", err)
+		return fmt.Errorf(i18n.Tr(l, "write output: %w"), err)
 	}
 	return nil
 }

@@ -74,6 +74,7 @@ func (c *cli) execute(ctx context.Context, args []string) int {
 	root := c.rootCmd()
 	root.SetArgs(args)
 	cmd, err := root.ExecuteContextC(ctx)
+	err = c.rootUnknown(root, err)
 	code, hint := exitStatus(err)
 	if err != nil {
 		fmt.Fprintf(c.stderr, "moteur: %v\n", err)
@@ -96,8 +97,8 @@ func (c *cli) rootCmd() *cobra.Command {
 	g := &globalFlags{}
 	root := &cobra.Command{
 		Use:   "moteur",
-		Short: "Run tool-using LLM agents over your project",
-		Long: "moteur runs tool-using LLM agents over a project's files, with an audit log of everything they do,\n" +
+		Short: c.tr("Run tool-using LLM agents over your project"),
+		Long: c.tr("moteur runs tool-using LLM agents over a project's files, with an audit log of everything they do,\n" +
 			"and answers questions from your documents: moteur kb add NAME FOLDER, then moteur ask QUESTION\n" +
 			"(works with no model at all) or moteur run --kb NAME PROMPT.\n\n" +
 			"Model: set MOTEUR_BASE_URL, MOTEUR_MODEL and MOTEUR_API_KEY (any OpenAI-compatible server),\n" +
@@ -107,7 +108,7 @@ func (c *cli) rootCmd() *cobra.Command {
 			"Data goes to $MOTEUR_HOME, default $XDG_DATA_HOME/moteur:\n" +
 			"moteur.db (the sessions and knowledge bases), audit/ (one hash-chained audit log per session, never deleted),\n" +
 			"transcripts/ (each session's events as JSON lines), checkpoints/ (the content files had before\n" +
-			"the agent changed them, which moteur sessions rewind restores).",
+			"the agent changed them, which moteur sessions rewind restores)."),
 		// Errors are printed once, by execute, in our own format; cobra
 		// would print them (and the whole usage text) a second time.
 		SilenceErrors: true,
@@ -118,13 +119,13 @@ func (c *cli) rootCmd() *cobra.Command {
 	root.SetOut(c.stdout)
 	root.SetErr(c.stderr)
 	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
-		return &statusError{code: exitUsage, hint: true, err: flagError(cmd, err)}
+		return &statusError{code: exitUsage, hint: true, err: c.flagError(cmd, err)}
 	})
 	root.Version = currentVersion().String()
 	root.SetVersionTemplate("moteur {{.Version}}\n")
-	root.PersistentFlags().StringVar(&g.lang, "lang", "", "language of messages and prompts: fr or en (default: the config file's lang, else $MOTEUR_LANG, else fr)")
+	root.PersistentFlags().StringVar(&g.lang, "lang", "", c.tr("language of messages and prompts: fr or en (default: the config file's lang, else $MOTEUR_LANG, else fr)"))
 	root.AddCommand(c.runCmd(g), c.chatCmd(g), c.sessionsCmd(g), c.askCmd(g), c.kbCmd(g), c.mcpCmd(g), c.skillsCmd(g), c.agentsCmd(g), c.keysCmd(g), c.serveCmd(g), c.auditCmd(), c.versionCmd(), c.demoCmd(g))
-	suggestSubcommands(root)
+	c.suggestSubcommands(root)
 	c.translateCobra(root)
 	return root
 }
@@ -133,7 +134,7 @@ func (c *cli) rootCmd() *cobra.Command {
 // tree, a usage error that names the closest ones: cobra suggests only at
 // the root, and a group command's NoArgs says nothing of its subcommands.
 // Aliases and prefixes count, as in cobra's own suggestions.
-func suggestSubcommands(cmd *cobra.Command) {
+func (c *cli) suggestSubcommands(cmd *cobra.Command) {
 	cmd.SuggestionsMinimumDistance = 2
 	// The root's unknown commands are cobra's own, with its suggestions:
 	// an Args of the root's would be shadowed by its help.
@@ -141,7 +142,7 @@ func suggestSubcommands(cmd *cobra.Command) {
 		orig := cmd.Args
 		cmd.Args = func(cmd *cobra.Command, args []string) error {
 			if len(args) > 0 {
-				return unknownCommand(cmd, args[0])
+				return c.unknownCommand(cmd, args[0])
 			}
 			if orig != nil {
 				return orig(cmd, args)
@@ -150,15 +151,29 @@ func suggestSubcommands(cmd *cobra.Command) {
 		}
 	}
 	for _, sub := range cmd.Commands() {
-		suggestSubcommands(sub)
+		c.suggestSubcommands(sub)
 	}
 }
 
+// rootUnknown rewords cobra's error for an unknown command at the root
+// (it comes from cobra's own check, before any Args of ours runs) as
+// unknownCommand does everywhere else.
+func (c *cli) rootUnknown(root *cobra.Command, err error) error {
+	var name, path string
+	if err == nil {
+		return nil
+	}
+	if _, serr := fmt.Sscanf(err.Error(), "unknown command %q for %q", &name, &path); serr != nil || path != root.CommandPath() {
+		return err
+	}
+	return c.unknownCommand(root, name)
+}
+
 // unknownCommand is the usage error of name, not a subcommand of cmd.
-func unknownCommand(cmd *cobra.Command, name string) error {
-	msg := fmt.Sprintf("unknown command %q for %q", name, cmd.CommandPath())
+func (c *cli) unknownCommand(cmd *cobra.Command, name string) error {
+	msg := c.trf("unknown command %q for %q", name, cmd.CommandPath())
 	if s := cmd.SuggestionsFor(name); len(s) > 0 {
-		msg += "; did you mean " + quotedList(s) + "?"
+		msg += c.trf("; did you mean %s?", c.quotedList(s))
 	}
 	return usageErrorf("%s", msg)
 }
@@ -167,15 +182,15 @@ func unknownCommand(cmd *cobra.Command, name string) error {
 // does not parse says what the flag wants ("--limit: "abc" is not a
 // number", not strconv's words), and an unknown flag names the closest of
 // the command's flags.
-func flagError(cmd *cobra.Command, err error) error {
+func (c *cli) flagError(cmd *cobra.Command, err error) error {
 	var bad *pflag.InvalidValueError
 	if errors.As(err, &bad) {
-		return fmt.Errorf("--%s: %s", bad.GetFlag().Name, badValue(bad))
+		return fmt.Errorf("--%s: %s", bad.GetFlag().Name, c.badValue(bad))
 	}
 	var unknown *pflag.NotExistError
 	if errors.As(err, &unknown) && unknown.GetSpecifiedName() != "" {
 		if s := closestFlags(cmd, unknown.GetSpecifiedName()); len(s) > 0 {
-			return fmt.Errorf("%w; did you mean %s?", err, quotedList(s))
+			return fmt.Errorf("%w%s", err, c.trf("; did you mean %s?", c.quotedList(s)))
 		}
 	}
 	return err
@@ -183,17 +198,21 @@ func flagError(cmd *cobra.Command, err error) error {
 
 // badValue says why the value of a flag was refused, in the terms of the
 // flag's type.
-func badValue(e *pflag.InvalidValueError) string {
+func (c *cli) badValue(e *pflag.InvalidValueError) string {
 	v := e.GetValue()
 	switch t := e.GetFlag().Value.Type(); {
 	case strings.HasPrefix(t, "int"), strings.HasPrefix(t, "uint"):
-		return fmt.Sprintf("%q is not a number (want a whole number, e.g. 10)", v)
+		return c.trf("%q is not a number (want a whole number, e.g. 10)", v)
 	case strings.HasPrefix(t, "float"):
-		return fmt.Sprintf("%q is not a number", v)
+		return c.trf("%q is not a number", v)
 	case t == "duration":
-		return fmt.Sprintf("%q is not a duration (e.g. 30s, 5m, 1h30m)", v)
+		return c.trf("%q is not a duration (e.g. 30s, 5m, 1h30m)", v)
 	case t == "bool":
-		return fmt.Sprintf("%q is not true or false", v)
+		return c.trf("%q is not true or false", v)
+	}
+	var choice *notAChoiceError
+	if errors.As(e, &choice) {
+		return choice.in(c.lang)
 	}
 	return e.Unwrap().Error()
 }
@@ -217,12 +236,13 @@ func closestFlags(cmd *cobra.Command, name string) []string {
 	return out
 }
 
-func quotedList(names []string) string {
+// quotedList is names quoted, as alternatives: "a" or "b".
+func (c *cli) quotedList(names []string) string {
 	q := make([]string, len(names))
 	for i, n := range names {
 		q[i] = strconv.Quote(n)
 	}
-	return strings.Join(q, " or ")
+	return strings.Join(q, c.tr(" or "))
 }
 
 // choiceValue is a string flag whose value must be one of choices: any
@@ -240,7 +260,7 @@ func newChoice(p *string, def string, choices ...string) *choiceValue {
 
 func (v *choiceValue) Set(s string) error {
 	if !slices.Contains(v.choices, s) {
-		return fmt.Errorf("%q is not one of %s", s, strings.Join(v.choices, ", "))
+		return &notAChoiceError{value: s, choices: v.choices}
 	}
 	*v.p = s
 	return nil
@@ -248,3 +268,18 @@ func (v *choiceValue) Set(s string) error {
 
 func (v *choiceValue) String() string { return *v.p }
 func (v *choiceValue) Type() string   { return "string" }
+
+// notAChoiceError is a choiceValue's refusal of value. Set knows no
+// language: the flag's error is worded in the run's by badValue, through
+// in.
+type notAChoiceError struct {
+	value   string
+	choices []string
+}
+
+func (e *notAChoiceError) Error() string { return e.in(i18n.EN) }
+
+// in is the refusal in language l.
+func (e *notAChoiceError) in(l i18n.Lang) string {
+	return i18n.Trf(l, "%q is not one of %s", e.value, strings.Join(e.choices, ", "))
+}

@@ -16,6 +16,7 @@ import (
 	"github.com/moteur/moteur/app"
 	"github.com/moteur/moteur/engine"
 	"github.com/moteur/moteur/event"
+	"github.com/moteur/moteur/i18n"
 	"github.com/moteur/moteur/policy"
 	"github.com/moteur/moteur/tools"
 	"github.com/moteur/moteur/tools/shell"
@@ -39,42 +40,42 @@ func (c *cli) runCmd(g *globalFlags) *cobra.Command {
 	f := &runFlags{}
 	cmd := &cobra.Command{
 		Use:   "run [flags] PROMPT...",
-		Short: "Run one agent turn non-interactively",
-		Long: "Run one agent turn on PROMPT (its words joined with spaces) and print the answer.\n" +
-			"With PROMPT \"-\", or none and standard input not a terminal, the prompt is read from standard input.\n\n" +
-			"With --session ID the turn continues that stored session, even one whose process was killed\n" +
-			"(a tool call left without a result is answered as unfinished); an ID that is not stored is an\n" +
-			"error that lists the closest stored ids. --continue (-c) continues the most recent session of\n" +
-			"this project (the working directory); --new-session ID starts a new session under that id.\n" +
-			"A session is used by one process at a time. When the turn ends, standard error says\n" +
-			"\"session: ID\", whatever the outcome.\n\n" +
-			agentHelp + "\n" +
-			"With --wait-approvals, a request asked when standard input is not a terminal is not refused: it\n" +
-			"waits, up to the approval timeout (--approval-timeout, 10 min by default), for an answer given from another terminal with\n" +
-			"moteur sessions approve ID N or moteur sessions deny ID N (moteur sessions pending lists them),\n" +
-			"and standard error says so, once per request. On a terminal the question is asked as usual, and\n" +
-			"an answer given elsewhere first counts too.\n\n" +
-			"Ctrl-C stops the turn at once: the model is asked nothing more, and the session records the\n" +
-			"turn as cancelled.\n\n" +
-			"Exit status: 0 when the turn completed (refused calls included), 1 on an error, 2 on bad usage\n" +
-			"(an unknown --session included), 130 when Ctrl-C interrupted the turn.",
-		Example: "  moteur run \"what does this project do?\"\n" +
+		Short: c.tr("Run one agent turn non-interactively"),
+		Long: c.tr("Run one agent turn on PROMPT (its words joined with spaces) and print the answer.\n"+
+			"With PROMPT \"-\", or none and standard input not a terminal, the prompt is read from standard input.\n\n"+
+			"With --session ID the turn continues that stored session, even one whose process was killed\n"+
+			"(a tool call left without a result is answered as unfinished); an ID that is not stored is an\n"+
+			"error that lists the closest stored ids. --continue (-c) continues the most recent session of\n"+
+			"this project (the working directory); --new-session ID starts a new session under that id.\n"+
+			"A session is used by one process at a time. When the turn ends, standard error says\n"+
+			"\"session: ID\", whatever the outcome.\n\n") +
+			c.agentHelp() + "\n" +
+			c.tr("With --wait-approvals, a request asked when standard input is not a terminal is not refused: it\n"+
+				"waits, up to the approval timeout (--approval-timeout, 10 min by default), for an answer given from another terminal with\n"+
+				"moteur sessions approve ID N or moteur sessions deny ID N (moteur sessions pending lists them),\n"+
+				"and standard error says so, once per request. On a terminal the question is asked as usual, and\n"+
+				"an answer given elsewhere first counts too.\n\n"+
+				"Ctrl-C stops the turn at once: the model is asked nothing more, and the session records the\n"+
+				"turn as cancelled.\n\n"+
+				"Exit status: 0 when the turn completed (refused calls included), 1 on an error, 2 on bad usage\n"+
+				"(an unknown --session included), 130 when Ctrl-C interrupted the turn."),
+		Example: c.tr("  moteur run \"what does this project do?\"\n" +
 			"  git diff | moteur run --json -\n" +
 			"  moteur run --mode read_only \"review the last commit\"\n" +
 			"  moteur run --agent juriste \"what does clause 4 allow?\"\n" +
 			"  moteur run --allow 'shell_exec(go test*)' \"fix the failing test\"\n" +
 			"  moteur run --mode confirm --wait-approvals \"tidy the docs\" </dev/null\n" +
 			"  moteur run --session s-20260101T120000-0123456789abcdef \"and the tests?\"\n" +
-			"  moteur run -c \"and the tests?\"",
+			"  moteur run -c \"and the tests?\""),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return failure(c.run(cmd.Context(), g, f, args))
 		},
 	}
-	cmd.Flags().BoolVar(&f.json, "json", false, "print every event as one JSON object per line, and nothing else, on stdout")
-	cmd.Flags().StringVar(&f.skill, "skill", "", "run the skill NAME with PROMPT as its arguments, as /NAME PROMPT does in chat")
-	cmd.Flags().BoolVar(&f.waitApprovals, "wait-approvals", false, "when standard input is not a terminal, let permission requests wait for an answer\n"+
-		"from another terminal (moteur sessions approve / deny) instead of refusing them")
-	addAgentFlags(cmd, &f.agentFlags)
+	cmd.Flags().BoolVar(&f.json, "json", false, c.tr("print every event as one JSON object per line, and nothing else, on stdout"))
+	cmd.Flags().StringVar(&f.skill, "skill", "", c.tr("run the skill NAME with PROMPT as its arguments, as /NAME PROMPT does in chat"))
+	cmd.Flags().BoolVar(&f.waitApprovals, "wait-approvals", false, c.tr("when standard input is not a terminal, let permission requests wait for an answer\n"+
+		"from another terminal (moteur sessions approve / deny) instead of refusing them"))
+	c.addAgentFlags(cmd, &f.agentFlags)
 	c.addSessionFlags(cmd, &f.session)
 	return cmd
 }
@@ -92,7 +93,7 @@ type view interface {
 func (c *cli) run(ctx context.Context, g *globalFlags, f *runFlags, args []string) error {
 	// Usage first: a mistake in the command line is reported before
 	// anything is read or created.
-	if err := checkAgentFlags(g, &f.agentFlags); err != nil {
+	if err := c.checkAgentFlags(g, &f.agentFlags); err != nil {
 		return err
 	}
 	prompt, err := c.prompt(args)
@@ -105,7 +106,7 @@ func (c *cli) run(ctx context.Context, g *globalFlags, f *runFlags, args []strin
 	}
 	if quickAgent(o.Agent) {
 		if f.skill != "" {
-			return usageErrorf("--skill: the agent %s is a quick-answer agent, which runs no skill", o.Agent.ID)
+			return usageErrorf(c.tr("--skill: the agent %s is a quick-answer agent, which runs no skill"), o.Agent.ID)
 		}
 		return c.quickRun(ctx, o, prompt, f.json)
 	}
@@ -143,7 +144,7 @@ func (c *cli) run(ctx context.Context, g *globalFlags, f *runFlags, args []strin
 	if f.json {
 		v = a.view(newJSONView(c.stdout), true)
 	} else {
-		v = a.view(newRenderer(c.stdout, a.stderr, isTerminal(c.stdout), isTerminal(c.stderr)), false)
+		v = a.view(c.newRenderer(c.stdout, a.stderr, isTerminal(c.stdout), isTerminal(c.stderr)), false)
 	}
 	in := engine.Input{Text: prompt}
 	if f.skill != "" {
@@ -160,17 +161,17 @@ func (c *cli) run(ctx context.Context, g *globalFlags, f *runFlags, args []strin
 	fmt.Fprintf(a.stderr, "session: %s\n", a.ID)
 	switch {
 	case turnErr != nil && ctx.Err() != nil && errors.Is(turnErr, ctx.Err()):
-		err := fmt.Errorf("interrupted: %w", turnErr)
+		err := fmt.Errorf(c.tr("interrupted: %w"), turnErr)
 		if interrupted() {
 			return &statusError{code: exitInterrupted, err: err}
 		}
 		return err // a cancellation from outside (SIGTERM): a failure
 	case turnErr != nil:
-		return turnError(turnErr)
+		return c.turnError(turnErr)
 	case closeErr != nil:
-		return fmt.Errorf("session %s: %w", a.ID, closeErr)
+		return fmt.Errorf(c.tr("session %s: %w"), a.ID, closeErr)
 	case viewErr != nil:
-		return fmt.Errorf("write output: %w", viewErr)
+		return fmt.Errorf(c.tr("write output: %w"), viewErr)
 	}
 	return nil
 }
@@ -195,9 +196,11 @@ func (c *cli) cancelOnInterrupt(ctx context.Context, cancel context.CancelFunc) 
 
 // turnError is the error a failed turn reports: a send that Outbound
 // refused says that nothing was sent (its message names the rule).
-func turnError(err error) error {
+func (c *cli) turnError(err error) error { return turnErrorIn(c.lang, err) }
+
+func turnErrorIn(l i18n.Lang, err error) error {
 	if errors.Is(err, policy.ErrRefused) {
-		return fmt.Errorf("not sent: %w", err)
+		return fmt.Errorf(i18n.Tr(l, "not sent: %w"), err)
 	}
 	return err
 }
@@ -232,7 +235,7 @@ func (c *cli) openAgent(ctx context.Context, o app.Options, f *agentFlags) (*age
 		o.ConfirmTrust = c.confirmTrust
 	}
 	stderr := &lockedWriter{w: c.stderr}
-	o.Notify = func(line string) { fmt.Fprintln(stderr, "moteur: warning: "+oneLine(line, 400)) }
+	o.Notify = func(line string) { fmt.Fprintln(stderr, c.trf("moteur: warning: %s", oneLine(line, 400))) }
 	st, err := c.settings(o)
 	if err != nil {
 		return nil, err
@@ -249,8 +252,8 @@ func (c *cli) openAgent(ctx context.Context, o app.Options, f *agentFlags) (*age
 	}
 	return &agent{
 		Session: s, events: s.Engine.Subscribe(), stderr: stderr,
-		approvals: &approvals{eng: s.Engine, w: stderr, refusal: noTerminalRefusal(st.Permissions.Mode(), st.Floor, policyPath),
-			timeout: f.approvalTimeout},
+		approvals: &approvals{eng: s.Engine, w: stderr, lang: c.lang,
+			refusal: c.noTerminalRefusal(st.Permissions.Mode(), st.Floor, policyPath), timeout: f.approvalTimeout},
 	}, nil
 }
 
@@ -274,9 +277,9 @@ func (c *cli) sandboxNote(flag string, s *app.Session) {
 	}
 	switch {
 	case flag == shell.SandboxNone:
-		fmt.Fprintln(c.stderr, "moteur: note: shell commands run unsandboxed (--sandbox none), with your full rights")
+		fmt.Fprintln(c.stderr, c.tr("moteur: note: shell commands run unsandboxed (--sandbox none), with your full rights"))
 	case isTerminal(c.stderr):
-		fmt.Fprintf(c.stderr, "moteur: note: shell commands run unsandboxed: %s\n", oneLine(detail, 300))
+		fmt.Fprintln(c.stderr, c.trf("moteur: note: shell commands run unsandboxed: %s", oneLine(detail, 300)))
 	}
 }
 
@@ -301,16 +304,16 @@ func (c *cli) prompt(args []string) (string, error) {
 		if c.stdin != nil {
 			b, err := io.ReadAll(io.LimitReader(c.stdin, maxStdinPrompt+1))
 			if err != nil {
-				return "", failure(fmt.Errorf("read prompt from standard input: %w", err))
+				return "", failure(fmt.Errorf(c.tr("read prompt from standard input: %w"), err))
 			}
 			if len(b) > maxStdinPrompt {
-				return "", usageErrorf("prompt on standard input is larger than %d MiB", maxStdinPrompt>>20)
+				return "", usageErrorf(c.tr("prompt on standard input is larger than %d MiB"), maxStdinPrompt>>20)
 			}
 			p = string(b)
 		}
 	}
 	if strings.TrimSpace(p) == "" {
-		return "", usageErrorf("no prompt: give it as arguments or on standard input")
+		return "", usageErrorf("%s", c.tr("no prompt: give it as arguments or on standard input"))
 	}
 	return p, nil
 }

@@ -31,26 +31,26 @@ func (c *cli) serveCmd(g *globalFlags) *cobra.Command {
 	f := &serveFlags{}
 	cmd := &cobra.Command{
 		Use:   "serve [--addr HOST:PORT]",
-		Short: "Serve the HTTP API, the web page and the OpenAI-compatible door",
-		Long: "Serve Moteur over HTTP: the JSON API under /api/v1 (sessions, agent-chat and knowledge-chat as\n" +
+		Short: c.tr("Serve the HTTP API, the web page and the OpenAI-compatible door"),
+		Long: c.tr("Serve Moteur over HTTP: the JSON API under /api/v1 (sessions, agent-chat and knowledge-chat as\n" +
 			"Server-Sent Events, session events with Last-Event-ID resume, approvals, agents, knowledge bases),\n" +
 			"the web page at /, and an OpenAI-compatible door at /v1 (each agent is a model). Every request\n" +
 			"needs an API key (moteur keys create NAME), in X-API-Key or Authorization: Bearer.\n\n" +
 			"Turns run with the same configuration, store, audit log and policy as moteur run in this directory:\n" +
 			"a session started in the browser continues with moteur chat --session ID, and the other way round.\n\n" +
 			"On SIGTERM or Ctrl-C no new turn starts; running turns finish within --grace, then are cancelled\n" +
-			"(each ends with TurnCompleted in its log). A second signal stops at once.",
+			"(each ends with TurnCompleted in its log). A second signal stops at once."),
 		Example: "  moteur keys create web\n  moteur serve\n  moteur serve --addr 0.0.0.0:8080 --grace 1m",
-		Args:    cobra.NoArgs,
+		Args:    c.noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return failure(c.serve(cmd.Context(), g, f))
 		},
 	}
-	cmd.Flags().StringVar(&f.addr, "addr", "127.0.0.1:8080", "listen on HOST:PORT (:PORT is 127.0.0.1; port 0 picks a free one)")
-	cmd.Flags().DurationVar(&f.grace, "grace", 30*time.Second, "how long running turns may take to finish at shutdown")
-	cmd.Flags().StringVar(&f.mode, "mode", "", "access mode of every session: read_only, confirm or auto_write (default: the configuration's; an agent's access_level applies within it)")
-	cmd.Flags().StringVar(&f.sandbox, "sandbox", "", "isolation of shell commands: auto, bwrap or none")
-	cmd.Flags().DurationVar(&f.approvalTimeout, "approval-timeout", 0, "how long a call waits for an answer from the page or the API (default 10m)")
+	cmd.Flags().StringVar(&f.addr, "addr", "127.0.0.1:8080", c.tr("listen on HOST:PORT (:PORT is 127.0.0.1; port 0 picks a free one)"))
+	cmd.Flags().DurationVar(&f.grace, "grace", 30*time.Second, c.tr("how long running turns may take to finish at shutdown"))
+	cmd.Flags().StringVar(&f.mode, "mode", "", c.tr("access mode of every session: read_only, confirm or auto_write (default: the configuration's; an agent's access_level applies within it)"))
+	cmd.Flags().StringVar(&f.sandbox, "sandbox", "", c.tr("isolation of shell commands: auto, bwrap or none"))
+	cmd.Flags().DurationVar(&f.approvalTimeout, "approval-timeout", 0, c.tr("how long a call waits for an answer from the page or the API (default 10m)"))
 	return cmd
 }
 
@@ -59,7 +59,7 @@ func (c *cli) serve(ctx context.Context, g *globalFlags, f *serveFlags) error {
 	if err != nil {
 		return usageErrorf("--addr: %v", err)
 	}
-	mode, err := modeFlag(f.mode)
+	mode, err := c.modeFlag(f.mode)
 	if err != nil {
 		return usageErrorf("--mode: %v", err)
 	}
@@ -74,7 +74,7 @@ func (c *cli) serve(ctx context.Context, g *globalFlags, f *serveFlags) error {
 	}
 	o.DataDir = st.DataDir()
 	if err := os.MkdirAll(o.DataDir, 0o700); err != nil {
-		return fmt.Errorf("data directory: %w", err)
+		return fmt.Errorf(c.tr("data directory: %w"), err)
 	}
 	path := session.DefaultPath(o.DataDir)
 	keys, err := apikey.Open(ctx, apikey.Config{Path: path})
@@ -113,7 +113,7 @@ func (c *cli) serveUntilSignal(ctx context.Context, srv *server.Server, ln net.L
 	signal.Notify(term, syscall.SIGTERM)
 	defer signal.Stop(term)
 	url := "http://" + ln.Addr().String()
-	fmt.Fprintf(c.stderr, "moteur: serving on %s (page %s/, API %s/api/v1, OpenAI door %s/v1)\n", url, url, url, url)
+	fmt.Fprintf(c.stderr, c.tr("moteur: serving on %s (page %s/, API %s/api/v1, OpenAI door %s/v1)\n"), url, url, url, url)
 	select {
 	case err := <-served:
 		return errors.Join(fmt.Errorf("serve: %w", err), srv.Shutdown(context.Background()))
@@ -121,7 +121,7 @@ func (c *cli) serveUntilSignal(ctx context.Context, srv *server.Server, ln net.L
 	case <-term:
 	case <-ctx.Done():
 	}
-	fmt.Fprintf(c.stderr, "moteur: shutting down: running turns have %s to finish\n", grace)
+	fmt.Fprintf(c.stderr, c.tr("moteur: shutting down: running turns have %s to finish\n"), grace)
 	dctx, cancel := context.WithTimeout(context.Background(), grace)
 	defer cancel()
 	// A second signal cuts the grace short: the turns are cancelled and
@@ -141,9 +141,9 @@ func (c *cli) serveUntilSignal(ctx context.Context, srv *server.Server, ln net.L
 	hctx, hcancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer hcancel()
 	if err := hs.Shutdown(hctx); err != nil {
-		return fmt.Errorf("close connections: %w", err)
+		return fmt.Errorf(c.tr("close connections: %w"), err)
 	}
-	fmt.Fprintln(c.stderr, "moteur: stopped")
+	fmt.Fprintln(c.stderr, c.tr("moteur: stopped"))
 	return nil
 }
 

@@ -38,8 +38,8 @@ const maxSuggestions = 3
 func (c *cli) addSessionFlags(cmd *cobra.Command, id *string) {
 	f := &sessionFlags{id: id}
 	fl := cmd.Flags()
-	fl.BoolVarP(&f.cont, "continue", "c", false, "continue the most recent session of this project (the working directory)")
-	fl.StringVar(&f.newID, "new-session", "", "start a new session under the id `ID` (refused if a session has it already)")
+	fl.BoolVarP(&f.cont, "continue", "c", false, c.tr("continue the most recent session of this project (the working directory)"))
+	fl.StringVar(&f.newID, "new-session", "", c.tr("start a new session under the id `ID` (refused if a session has it already)"))
 	cmd.PreRunE = func(cmd *cobra.Command, _ []string) error { return c.resolveSession(cmd.Context(), f) }
 }
 
@@ -58,15 +58,15 @@ func (c *cli) resolveSession(ctx context.Context, f *sessionFlags) error {
 		return nil
 	}
 	if given > 1 {
-		return usageErrorf("--session, --continue and --new-session exclude one another: give one of them")
+		return usageErrorf("%s", c.tr("--session, --continue and --new-session exclude one another: give one of them"))
 	}
 	switch {
 	case f.newID != "":
-		if err := checkID("--new-session", f.newID); err != nil {
+		if err := c.checkID("--new-session", f.newID); err != nil {
 			return err
 		}
 	case *f.id != "":
-		if err := checkSessionID(*f.id); err != nil {
+		if err := c.checkSessionID(*f.id); err != nil {
 			return err
 		}
 	}
@@ -87,7 +87,7 @@ func (c *cli) resolveSession(ctx context.Context, f *sessionFlags) error {
 	case f.cont:
 		return c.continueLatest(ctx, st, f)
 	}
-	return storedSession(ctx, st, *f.id)
+	return c.storedSession(ctx, st, *f.id)
 }
 
 // newSession checks that no stored session has --new-session's id.
@@ -96,7 +96,7 @@ func (c *cli) newSession(ctx context.Context, st *session.SQLite, f *sessionFlag
 		_, err := st.Info(ctx, f.newID)
 		switch {
 		case err == nil:
-			return stateErrorf("--new-session %s: a session with this id exists already (continue it with --session %s, or choose another id)", f.newID, f.newID)
+			return stateErrorf(c.tr("--new-session %s: a session with this id exists already (continue it with --session %s, or choose another id)"), f.newID, f.newID)
 		case !errors.Is(err, session.ErrNotFound):
 			return failure(err)
 		}
@@ -120,7 +120,7 @@ func (c *cli) continueLatest(ctx context.Context, st *session.SQLite, f *session
 		latest = page.Sessions
 	}
 	if len(latest) == 0 {
-		return stateErrorf("--continue: no session of this project (%s) is stored yet: run without --continue to start one", root)
+		return stateErrorf(c.tr("--continue: no session of this project (%s) is stored yet: run without --continue to start one"), root)
 	}
 	*f.id = latest[0].ID
 	return nil
@@ -128,9 +128,9 @@ func (c *cli) continueLatest(ctx context.Context, st *session.SQLite, f *session
 
 // storedSession checks that id names a stored session; the error for one
 // that does not lists the stored ids closest to it.
-func storedSession(ctx context.Context, st *session.SQLite, id string) error {
+func (c *cli) storedSession(ctx context.Context, st *session.SQLite, id string) error {
 	if st == nil {
-		return stateErrorf("--session %s: no session is stored yet (start one under this id with --new-session %s)", id, id)
+		return stateErrorf(c.tr("--session %s: no session is stored yet (start one under this id with --new-session %s)"), id, id)
 	}
 	_, err := st.Info(ctx, id)
 	if err == nil {
@@ -143,11 +143,11 @@ func storedSession(ctx context.Context, st *session.SQLite, id string) error {
 	if err != nil {
 		return failure(err)
 	}
-	msg := fmt.Sprintf("--session %s: no stored session has this id", id)
+	msg := c.trf("--session %s: no stored session has this id", id)
 	if close := closestIDs(id, ids, maxSuggestions); len(close) > 0 {
-		msg += "; the closest stored: " + strings.Join(close, ", ")
+		msg += c.trf("; the closest stored: %s", strings.Join(close, ", "))
 	}
-	return stateErrorf("%s (moteur sessions list shows them all; --new-session %s starts a new session under this id)", msg, id)
+	return stateErrorf(c.tr("%s (moteur sessions list shows them all; --new-session %s starts a new session under this id)"), msg, id)
 }
 
 // stateErrorf reports a command line that does not fit what is stored (a

@@ -19,20 +19,21 @@ import (
 
 	"github.com/moteur/moteur/app"
 	"github.com/moteur/moteur/event"
+	"github.com/moteur/moteur/i18n"
 	"github.com/moteur/moteur/session"
 )
 
 func (c *cli) sessionsCmd(g *globalFlags) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "sessions",
-		Short: "List, show, follow, fork, rewind and remove stored sessions, and answer their requests",
-		Long: "Sessions are stored in $MOTEUR_HOME/moteur.db. Continue one with moteur run --session ID or\n" +
+		Short: c.tr("List, show, follow, fork, rewind and remove stored sessions, and answer their requests"),
+		Long: c.tr("Sessions are stored in $MOTEUR_HOME/moteur.db. Continue one with moteur run --session ID or\n" +
 			"moteur chat --session ID. Put its files or its conversation back to an earlier message with\n" +
 			"moteur sessions points ID, then moteur sessions rewind ID --to SEQ.\n\n" +
 			"Watch a session's turns from another terminal with moteur sessions follow ID. The permission\n" +
 			"requests turns wait on are listed by moteur sessions pending and answered, from any terminal,\n" +
-			"with moteur sessions approve ID N or moteur sessions deny ID N.",
-		Args: cobra.NoArgs,
+			"with moteur sessions approve ID N or moteur sessions deny ID N."),
+		Args: c.noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
 	}
 	cmd.AddCommand(c.sessionsListCmd(), c.sessionsShowCmd(), c.sessionsFollowCmd(g), c.sessionsPointsCmd(), c.sessionsRewindCmd(g),
@@ -64,7 +65,7 @@ func (c *cli) writeJSON(v any) error {
 	enc := json.NewEncoder(c.stdout)
 	enc.SetEscapeHTML(false)
 	if err := enc.Encode(v); err != nil {
-		return fmt.Errorf("write output: %w", err)
+		return fmt.Errorf(c.tr("write output: %w"), err)
 	}
 	return nil
 }
@@ -79,10 +80,11 @@ func (c *cli) storeForReading(ctx context.Context) (*session.SQLite, error) {
 	return app.OpenExistingStore(ctx, home)
 }
 
-// notFound turns the store's ErrNotFound into the message users read.
-func notFound(id string, err error) error {
+// notFound turns the store's ErrNotFound into the message users read, in
+// the run's language.
+func (c *cli) notFound(id string, err error) error {
 	if errors.Is(err, session.ErrNotFound) {
-		return errSessionNotFound(id)
+		return c.errSessionNotFound(id)
 	}
 	return err
 }
@@ -98,22 +100,22 @@ func (c *cli) sessionsListCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:     "list [flags]",
 		Aliases: []string{"ls"},
-		Short:   "List the sessions of this project, most recent first",
-		Args:    cobra.NoArgs,
+		Short:   c.tr("List the sessions of this project, most recent first"),
+		Args:    c.noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return failure(c.sessionsList(cmd.Context(), f))
 		},
 	}
 	fl := cmd.Flags()
-	fl.BoolVar(&f.json, "json", false, "print a JSON array of sessions")
-	fl.IntVar(&f.limit, "limit", 50, "most sessions to list (0: all)")
-	fl.BoolVar(&f.all, "all", false, "list the sessions of every project, not only of the current directory")
+	fl.BoolVar(&f.json, "json", false, c.tr("print a JSON array of sessions"))
+	fl.IntVar(&f.limit, "limit", 50, c.tr("most sessions to list (0: all)"))
+	fl.BoolVar(&f.all, "all", false, c.tr("list the sessions of every project, not only of the current directory"))
 	return cmd
 }
 
 func (c *cli) sessionsList(ctx context.Context, f *listFlags) error {
 	if f.limit < 0 {
-		return usageErrorf("invalid --limit %d: want 0 (all) or more", f.limit)
+		return usageErrorf("%s", c.trf("invalid --limit %d: want 0 (all) or more", f.limit))
 	}
 	var root string
 	if !f.all {
@@ -122,7 +124,7 @@ func (c *cli) sessionsList(ctx context.Context, f *listFlags) error {
 			root, err = filepath.Abs(dir)
 		}
 		if err != nil {
-			return fmt.Errorf("project root: %w", err)
+			return fmt.Errorf(c.tr("project root: %w"), err)
 		}
 	}
 	st, err := c.storeForReading(ctx)
@@ -145,9 +147,9 @@ func (c *cli) sessionsList(ctx context.Context, f *listFlags) error {
 		return c.writeJSON(out)
 	}
 	if len(infos) == 0 {
-		msg := "no sessions"
+		msg := c.tr("no sessions")
 		if !f.all {
-			msg += " in " + root + " (--all lists those of every project)"
+			msg = c.trf("no sessions in %s (--all lists those of every project)", root)
 		}
 		_, err := fmt.Fprintln(c.stderr, msg)
 		return err
@@ -156,7 +158,7 @@ func (c *cli) sessionsList(ctx context.Context, f *listFlags) error {
 		return err
 	}
 	if more {
-		_, err := fmt.Fprintf(c.stderr, "(the %d most recent; --limit 0 lists all)\n", f.limit)
+		_, err := fmt.Fprintln(c.stderr, c.trf("(the %d most recent; --limit 0 lists all)", f.limit))
 		return err
 	}
 	return nil
@@ -200,11 +202,11 @@ func (c *cli) writeSessionTable(infos []session.Info, withProject bool) error {
 	for _, i := range infos {
 		updated := i.Updated.Local().Format(time.RFC3339)
 		if tty {
-			updated = ago(now, i.Updated)
+			updated = agoIn(c.lang, now, i.Updated)
 		}
 		title := i.Title
 		if i.ParentID != "" {
-			title = fmt.Sprintf("[fork of %s at %d] %s", i.ParentID, i.ForkSeq, title)
+			title = c.trf("[fork of %s at %d] %s", i.ParentID, i.ForkSeq, title)
 		}
 		rows = append(rows, row{i.ID, updated, strconv.Itoa(i.Events), i.ProjectRoot, title})
 	}
@@ -241,23 +243,27 @@ func (c *cli) writeSessionTable(infos []session.Info, withProject bool) error {
 		fmt.Fprintln(w, title)
 	}
 	if err := w.Flush(); err != nil {
-		return fmt.Errorf("write output: %w", err)
+		return fmt.Errorf(c.tr("write output: %w"), err)
 	}
 	return nil
 }
 
-// ago says how long before now t was, briefly; a date beyond a month.
-func ago(now, t time.Time) string {
+// ago is agoIn in English, for the callers that have no language.
+func ago(now, t time.Time) string { return agoIn(i18n.EN, now, t) }
+
+// agoIn says, in language l, how long before now t was, briefly; a date
+// beyond a month.
+func agoIn(l i18n.Lang, now, t time.Time) string {
 	d := now.Sub(t)
 	switch {
 	case d < time.Minute:
-		return "just now"
+		return i18n.Tr(l, "just now")
 	case d < time.Hour:
-		return fmt.Sprintf("%d min ago", int(d/time.Minute))
+		return i18n.Trf(l, "%d min ago", int(d/time.Minute))
 	case d < 24*time.Hour:
-		return fmt.Sprintf("%d h ago", int(d/time.Hour))
+		return i18n.Trf(l, "%d h ago", int(d/time.Hour))
 	case d < 30*24*time.Hour:
-		return fmt.Sprintf("%d days ago", int(d/(24*time.Hour)))
+		return i18n.Trf(l, "%d days ago", int(d/(24*time.Hour)))
 	}
 	return t.Local().Format("2006-01-02")
 }
@@ -266,16 +272,16 @@ func (c *cli) sessionsShowCmd() *cobra.Command {
 	var asJSON bool
 	cmd := &cobra.Command{
 		Use:   "show [flags] ID",
-		Short: "Show a session's conversation and tool calls",
-		Long: "Show a stored session as a conversation: the user's messages (›), the answers, each tool call (→)\n" +
+		Short: c.tr("Show a session's conversation and tool calls"),
+		Long: c.tr("Show a stored session as a conversation: the user's messages (›), the answers, each tool call (→)\n" +
 			"and its result (✓ or ✗), the end of each turn and the errors. With --json, print its stored\n" +
-			"events as JSON lines instead, exactly as stored.",
-		Args: cobra.ExactArgs(1),
+			"events as JSON lines instead, exactly as stored."),
+		Args: c.exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return failure(c.sessionsShow(cmd.Context(), args[0], asJSON))
 		},
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print the stored events, one JSON object per line")
+	cmd.Flags().BoolVar(&asJSON, "json", false, c.tr("print the stored events, one JSON object per line"))
 	return cmd
 }
 
@@ -290,17 +296,17 @@ func (c *cli) sessionsShow(ctx context.Context, id string, asJSON bool) error {
 			// json.Marshal, as the store wrote them.
 			b, err := json.Marshal(e)
 			if err != nil {
-				return fmt.Errorf("session %s: encode event %d: %w", id, e.Seq, err)
+				return fmt.Errorf(c.tr("session %s: encode event %d: %w"), id, e.Seq, err)
 			}
 			w.Write(b)
 			w.WriteByte('\n')
 		}
 		if err := w.Flush(); err != nil {
-			return fmt.Errorf("write output: %w", err)
+			return fmt.Errorf(c.tr("write output: %w"), err)
 		}
 		return nil
 	}
-	return writeConversation(c.stdout, isTerminal(c.stdout), info, events)
+	return writeConversation(c.stdout, isTerminal(c.stdout), c.lang, info, events)
 }
 
 type forkFlags struct {
@@ -313,36 +319,36 @@ func (c *cli) sessionsForkCmd() *cobra.Command {
 	f := &forkFlags{}
 	cmd := &cobra.Command{
 		Use:   "fork ID --at SEQ [--id NEWID]",
-		Short: "Copy a session up to an event into a new session",
-		Long: "Copy the events of session ID up to seq SEQ (see sessions show --json) into a new session and\n" +
+		Short: c.tr("Copy a session up to an event into a new session"),
+		Long: c.tr("Copy the events of session ID up to seq SEQ (see sessions show --json) into a new session and\n" +
 			"print its id; continue it with moteur run --session NEWID. The new session's audit log starts\n" +
-			"with its first new event: the copied history is in the audit log of ID.",
+			"with its first new event: the copied history is in the audit log of ID."),
 		Example: "  moteur sessions fork s-20260101T120000-0123456789abcdef --at 12",
-		Args:    cobra.ExactArgs(1),
+		Args:    c.exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if !cmd.Flags().Changed("at") {
-				return usageErrorf("sessions fork needs --at SEQ: the last event to copy")
+				return usageErrorf("%s", c.tr("sessions fork needs --at SEQ: the last event to copy"))
 			}
 			return failure(c.sessionsFork(cmd.Context(), args[0], f))
 		},
 	}
 	fl := cmd.Flags()
-	fl.Uint64Var(&f.at, "at", 0, "seq of the last event to copy (1 or more)")
-	fl.StringVar(&f.newID, "id", "", "id of the new session (default: a new one)")
-	fl.BoolVar(&f.json, "json", false, "print the new session as a JSON object")
+	fl.Uint64Var(&f.at, "at", 0, c.tr("seq of the last event to copy (1 or more)"))
+	fl.StringVar(&f.newID, "id", "", c.tr("id of the new session (default: a new one)"))
+	fl.BoolVar(&f.json, "json", false, c.tr("print the new session as a JSON object"))
 	return cmd
 }
 
 func (c *cli) sessionsFork(ctx context.Context, id string, f *forkFlags) error {
-	if err := checkID("session id", id); err != nil {
+	if err := c.checkID(c.tr("session id"), id); err != nil {
 		return err
 	}
 	if f.at == 0 {
-		return usageErrorf("invalid --at 0: seqs start at 1")
+		return usageErrorf("%s", c.tr("invalid --at 0: seqs start at 1"))
 	}
 	newID := f.newID
 	if newID != "" {
-		if err := checkID("--id", newID); err != nil {
+		if err := c.checkID("--id", newID); err != nil {
 			return err
 		}
 	}
@@ -351,7 +357,7 @@ func (c *cli) sessionsFork(ctx context.Context, id string, f *forkFlags) error {
 		return err
 	}
 	if st == nil {
-		return errSessionNotFound(id)
+		return c.errSessionNotFound(id)
 	}
 	defer st.Close()
 	if newID == "" {
@@ -362,9 +368,9 @@ func (c *cli) sessionsFork(ctx context.Context, id string, f *forkFlags) error {
 	info, err := st.Fork(ctx, id, f.at, newID)
 	switch {
 	case errors.Is(err, session.ErrNotFound):
-		return errSessionNotFound(id)
+		return c.errSessionNotFound(id)
 	case errors.Is(err, session.ErrExists):
-		return fmt.Errorf("session %s already exists: choose another --id", newID)
+		return errors.New(c.trf("session %s already exists: choose another --id", newID))
 	case err != nil:
 		return err
 	}
@@ -380,78 +386,79 @@ func (c *cli) sessionsRmCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:     "rm [flags] ID",
 		Aliases: []string{"remove"},
-		Short:   "Remove a session (its audit log is kept)",
-		Long: "Remove a session from the store, with its transcript. Its audit log ($MOTEUR_HOME/audit/ID.jsonl)\n" +
+		Short:   c.tr("Remove a session (its audit log is kept)"),
+		Long: c.tr("Remove a session from the store, with its transcript. Its audit log ($MOTEUR_HOME/audit/ID.jsonl)\n" +
 			"is kept: it is the proof of what the agent did, and moteur never deletes it.\n" +
 			"A session in use by a running process is not removed. Asks for confirmation on a terminal;\n" +
-			"otherwise --yes is required.",
-		Args: cobra.ExactArgs(1),
+			"otherwise --yes is required."),
+		Args: c.exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return failure(c.sessionsRm(cmd.Context(), args[0], yes))
 		},
 	}
-	cmd.Flags().BoolVarP(&yes, "yes", "y", false, "remove without asking")
+	cmd.Flags().BoolVarP(&yes, "yes", "y", false, c.tr("remove without asking"))
 	return cmd
 }
 
 func (c *cli) sessionsRm(ctx context.Context, id string, yes bool) error {
-	if err := checkID("session id", id); err != nil {
+	if err := c.checkID(c.tr("session id"), id); err != nil {
 		return err
 	}
 	interactive := c.stdinTTY
 	if !yes && !interactive {
-		return usageErrorf("sessions rm asks for confirmation: pass --yes when standard input is not a terminal")
+		return usageErrorf("%s", c.tr("sessions rm asks for confirmation: pass --yes when standard input is not a terminal"))
 	}
 	home, err := app.DataDir(c.env)
 	if err != nil {
 		return err
 	}
-	st, info, err := openStoredSession(ctx, home, id)
+	st, info, err := c.openStoredSession(ctx, home, id)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
 	audit := app.AuditPath(home, id)
 	if !yes {
-		fmt.Fprintf(c.stderr, "Remove session %s (%d events, %q)? Its audit log %s is kept. [y/N] ",
-			id, info.Events, oneLine(info.Title, 60), audit)
+		fmt.Fprint(c.stderr, c.trf("Remove session %s (%d events, %q)? Its audit log %s is kept. [y/N] ",
+			id, info.Events, oneLine(info.Title, 60), audit))
 		answer, _ := bufio.NewReader(c.stdin).ReadString('\n')
-		if a := strings.ToLower(strings.TrimSpace(answer)); a != "y" && a != "yes" {
-			return fmt.Errorf("session %s not removed", id)
+		// o and oui too, as the French prompt offers, as kb rm and rewind do.
+		if a := strings.ToLower(strings.TrimSpace(answer)); a != "y" && a != "yes" && a != "o" && a != "oui" {
+			return errors.New(c.trf("session %s not removed", id))
 		}
 	}
 	if err := st.Delete(ctx, id); err != nil {
-		return notFound(id, err)
+		return c.notFound(id, err)
 	}
 	if err := os.Remove(app.TranscriptPath(home, id)); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("session %s removed, but not its transcript: %w", id, err)
+		return fmt.Errorf(c.tr("session %s removed, but not its transcript: %w"), id, err)
 	}
-	kept := "no audit log"
+	kept := c.tr("no audit log")
 	if _, err := os.Stat(audit); err == nil {
-		kept = "audit log kept: " + audit
+		kept = c.trf("audit log kept: %s", audit)
 	}
-	_, err = fmt.Fprintf(c.stdout, "removed session %s (%s)\n", id, kept)
+	_, err = fmt.Fprintln(c.stdout, c.trf("removed session %s (%s)", id, kept))
 	return err
 }
 
 // loadStored reads a stored session's events for display, without taking
 // its lease (reading never interferes with a running session).
 func (c *cli) loadStored(ctx context.Context, id string) ([]event.Event, session.Info, error) {
-	if err := checkID("session id", id); err != nil {
+	if err := c.checkID(c.tr("session id"), id); err != nil {
 		return nil, session.Info{}, err
 	}
 	home, err := app.DataDir(c.env)
 	if err != nil {
 		return nil, session.Info{}, err
 	}
-	st, info, err := openStoredSession(ctx, home, id)
+	st, info, err := c.openStoredSession(ctx, home, id)
 	if err != nil {
 		return nil, session.Info{}, err
 	}
 	defer st.Close()
 	events, err := st.Load(ctx, id)
 	if err != nil {
-		return nil, session.Info{}, notFound(id, err)
+		return nil, session.Info{}, c.notFound(id, err)
 	}
 	return events, info, nil
 }

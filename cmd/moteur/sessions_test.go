@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/moteur/moteur/event"
+	"github.com/moteur/moteur/i18n"
 	"github.com/moteur/moteur/llm"
 	"github.com/moteur/moteur/provider/openai/openaitest"
 	"github.com/moteur/moteur/session"
@@ -279,6 +280,7 @@ func TestSessionsRmKeepsTheAuditLog(t *testing.T) {
 func TestSessionTableCutsTitlesAndMarksForks(t *testing.T) {
 	var out strings.Builder
 	c := newCLI(envMap(nil), nil, &out, &out)
+	c.lang = i18n.EN
 	at := time.Date(2026, 3, 4, 5, 6, 7, 0, time.UTC)
 	err := c.writeSessionTable([]session.Info{
 		{ID: "s-long", Updated: at, Events: 12, Title: strings.Repeat("é", 80)},
@@ -305,11 +307,11 @@ func TestAgo(t *testing.T) {
 		{10 * time.Second, "just now"}, {5 * time.Minute, "5 min ago"}, {3 * time.Hour, "3 h ago"},
 		{50 * time.Hour, "2 days ago"},
 	} {
-		if got := ago(now, now.Add(-tc.d)); got != tc.want {
+		if got := agoIn(i18n.EN, now, now.Add(-tc.d)); got != tc.want {
 			t.Errorf("%s: %q, want %q", tc.d, got, tc.want)
 		}
 	}
-	if got := ago(now, now.AddDate(0, -2, 0)); !strings.HasPrefix(got, "2026-01-0") {
+	if got := agoIn(i18n.EN, now, now.AddDate(0, -2, 0)); !strings.HasPrefix(got, "2026-01-0") {
 		t.Errorf("two months ago: %q, want the date", got)
 	}
 }

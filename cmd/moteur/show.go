@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/moteur/moteur/event"
+	"github.com/moteur/moteur/i18n"
 	"github.com/moteur/moteur/session"
 )
 
@@ -23,22 +24,24 @@ const (
 type conversation struct {
 	w   *bufio.Writer
 	tty bool
+	l   i18n.Lang // the language of what moteur writes around the events
 	// pending are the tool calls without a result yet, in call order.
 	pending []pendingCall
 }
 
 type pendingCall struct{ id, name, indent string }
 
-// writeConversation writes the header of info and its events.
-func writeConversation(out io.Writer, tty bool, info session.Info, events []event.Event) error {
-	c := &conversation{w: bufio.NewWriter(out), tty: tty}
+// writeConversation writes the header of info and its events, in
+// language l.
+func writeConversation(out io.Writer, tty bool, l i18n.Lang, info session.Info, events []event.Event) error {
+	c := &conversation{w: bufio.NewWriter(out), tty: tty, l: l}
 	c.header(info)
 	for _, e := range events {
 		c.event(e)
 	}
-	c.unanswered("no result recorded: the call is still running, or its process stopped before it finished")
+	c.unanswered(i18n.Tr(c.l, "no result recorded: the call is still running, or its process stopped before it finished"))
 	if err := c.w.Flush(); err != nil {
-		return fmt.Errorf("write output: %w", err)
+		return fmt.Errorf(i18n.Tr(c.l, "write output: %w"), err)
 	}
 	return nil
 }
@@ -46,18 +49,18 @@ func writeConversation(out io.Writer, tty bool, info session.Info, events []even
 func (c *conversation) header(i session.Info) {
 	title := i.Title
 	if title == "" {
-		title = "(no message)"
+		title = i18n.Tr(c.l, "(no message)")
 	}
-	c.line("", "session "+i.ID+" · "+oneLine(title, 80))
+	c.line("", i18n.Trf(c.l, "session %s · %s", i.ID, oneLine(title, 80)))
 	var facts []string
 	if i.ProjectRoot != "" {
-		facts = append(facts, "project "+i.ProjectRoot)
+		facts = append(facts, i18n.Trf(c.l, "project %s", i.ProjectRoot))
 	}
-	facts = append(facts, plural(i.Events, "event"),
-		"created "+i.Created.Local().Format(time.RFC3339), "updated "+i.Updated.Local().Format(time.RFC3339))
+	facts = append(facts, plural(i.Events, i18n.Tr(c.l, "1 event"), i18n.Tr(c.l, "%d events")),
+		i18n.Trf(c.l, "created %s", i.Created.Local().Format(time.RFC3339)), i18n.Trf(c.l, "updated %s", i.Updated.Local().Format(time.RFC3339)))
 	c.line("  ", strings.Join(facts, " · "))
 	if i.ParentID != "" {
-		c.line("  ", fmt.Sprintf("forked from %s at seq %d", i.ParentID, i.ForkSeq))
+		c.line("  ", i18n.Trf(c.l, "forked from %s at seq %d", i.ParentID, i.ForkSeq))
 	}
 	c.line("", "")
 }
@@ -71,22 +74,22 @@ func (c *conversation) event(e event.Event) {
 	}
 	switch p := e.Payload.(type) {
 	case event.SessionStartedPayload:
-		c.line(indent, fmt.Sprintf("· started: model %s (%s), tools %s", p.Model, p.Provider, strings.Join(p.Tools, ", ")))
+		c.line(indent, i18n.Trf(c.l, "· started: model %s (%s), tools %s", p.Model, p.Provider, strings.Join(p.Tools, ", ")))
 	case event.UserMessagePayload:
-		c.unanswered("no result recorded: the process stopped before the call finished")
+		c.unanswered(i18n.Tr(c.l, "no result recorded: the process stopped before the call finished"))
 		text := p.Text
 		if p.Blocked {
-			text += "  [blocked by a hook, not sent]"
+			text += i18n.Tr(c.l, "  [blocked by a hook, not sent]")
 		}
 		c.block(indent, "› ", text)
 	case event.AssistantMessagePayload:
-		c.unanswered("no result recorded: the process stopped before the call finished")
+		c.unanswered(i18n.Tr(c.l, "no result recorded: the process stopped before the call finished"))
 		if t := strings.TrimSpace(p.Text); t != "" {
 			if p.Synthetic {
-				t += "  [written by moteur]"
+				t += i18n.Tr(c.l, "  [written by moteur]")
 			}
 			if p.Truncated {
-				t += "  [truncated]"
+				t += i18n.Tr(c.l, "  [truncated]")
 			}
 			c.block(indent, "", t)
 		}
@@ -97,26 +100,27 @@ func (c *conversation) event(e event.Event) {
 	case event.ToolResultPayload:
 		c.result(indent, p)
 	case event.TurnCompletedPayload:
-		c.unanswered("no result recorded: the process stopped before the call finished")
-		c.line(indent, fmt.Sprintf("· turn ended: %s (%s, %s)", p.Reason, plural(p.Rounds, "round"), plural(p.Requests, "request")))
+		c.unanswered(i18n.Tr(c.l, "no result recorded: the process stopped before the call finished"))
+		c.line(indent, i18n.Trf(c.l, "· turn ended: %s (%s, %s)", p.Reason,
+			plural(p.Rounds, i18n.Tr(c.l, "1 round"), i18n.Tr(c.l, "%d rounds")), plural(p.Requests, i18n.Tr(c.l, "1 request"), i18n.Tr(c.l, "%d requests"))))
 	case event.ErrorPayload:
-		c.line(indent, fmt.Sprintf("✗ error (%s): %s", p.Kind, oneLine(p.Message, 300)))
+		c.line(indent, i18n.Trf(c.l, "✗ error (%s): %s", p.Kind, oneLine(p.Message, 300)))
 	case event.ProviderRetryPayload:
-		c.line(indent, fmt.Sprintf("· retry %d: %s", p.Attempt, oneLine(p.Error, 200)))
+		c.line(indent, i18n.Trf(c.l, "· retry %d: %s", p.Attempt, oneLine(p.Error, 200)))
 	case event.PermissionRequestedPayload:
-		c.line(indent, fmt.Sprintf("? permission asked for %s (%s): %s", p.Tool, p.Risk, oneLine(p.Summary, argsPreview)))
+		c.line(indent, i18n.Trf(c.l, "? permission asked for %s (%s): %s", p.Tool, p.Risk, oneLine(p.Summary, argsPreview)))
 	case event.ContextCompactedPayload:
-		c.line(indent, fmt.Sprintf("· context compacted: %d messages summarised (%d → %d tokens)", p.Replaced, p.TokensBefore, p.TokensAfter))
+		c.line(indent, i18n.Trf(c.l, "· context compacted: %d messages summarised (%d → %d tokens)", p.Replaced, p.TokensBefore, p.TokensAfter))
 	case event.SessionClassifiedPayload:
-		c.line(indent, fmt.Sprintf("· session classified: %s (%s)", p.Marking, p.Source))
+		c.line(indent, i18n.Trf(c.l, "· session classified: %s (%s)", p.Marking, p.Source))
 	case event.ProviderSelectedPayload:
-		c.line(indent, fmt.Sprintf("· provider: %s, model %s (%s)", p.Provider, p.Model, p.Reason))
+		c.line(indent, i18n.Trf(c.l, "· provider: %s, model %s (%s)", p.Provider, p.Model, p.Reason))
 	case event.McpServerDownPayload:
-		c.line(indent, fmt.Sprintf("· MCP server %s down: %s", p.Name, oneLine(p.Error, 200)))
+		c.line(indent, i18n.Trf(c.l, "· MCP server %s down: %s", p.Name, oneLine(p.Error, 200)))
 	case event.HookCompletedPayload:
-		s := fmt.Sprintf("· hook %s (%s): exit %d", p.Hook, p.Event, p.ExitCode)
+		s := i18n.Trf(c.l, "· hook %s (%s): exit %d", p.Hook, p.Event, p.ExitCode)
 		if p.Blocked {
-			s += ", blocked"
+			s += i18n.Tr(c.l, ", blocked")
 		}
 		c.line(indent, s)
 	case event.RewoundPayload:
@@ -125,7 +129,7 @@ func (c *conversation) event(e event.Event) {
 		// The hook's outcome says it all; deltas are never stored.
 	default:
 		if _, known := event.SpecOf(e.Type); !known {
-			c.line(indent, fmt.Sprintf("· %s (seq %d): an event type this version does not know, kept as stored", e.Type, e.Seq))
+			c.line(indent, i18n.Trf(c.l, "· %s (seq %d): an event type this version does not know, kept as stored", e.Type, e.Seq))
 		}
 	}
 }
@@ -142,16 +146,16 @@ func (c *conversation) result(indent string, p event.ToolResultPayload) {
 		mark = "✗"
 	}
 	if p.Synthetic {
-		what = oneLine(p.Name, 60) + " [synthetic: moteur answered, the call never finished]"
+		what = oneLine(p.Name, 60) + i18n.Tr(c.l, " [synthetic: moteur answered, the call never finished]")
 	}
 	if p.Truncated {
-		what += " [truncated]"
+		what += i18n.Tr(c.l, " [truncated]")
 	}
 	c.line(indent, mark+" "+what)
 	lines := strings.Split(strings.TrimSpace(p.Content), "\n")
 	for i, l := range lines {
 		if i == resultLines {
-			c.line(indent, "  … "+plural(len(lines)-i, "more line"))
+			c.line(indent, "  … "+plural(len(lines)-i, i18n.Tr(c.l, "1 more line"), i18n.Tr(c.l, "%d more lines")))
 			break
 		}
 		if l = strings.TrimRight(l, " \t\r"); l != "" {
@@ -163,32 +167,32 @@ func (c *conversation) result(indent string, p event.ToolResultPayload) {
 // rewound shows a rewind: the point, the mode and each file's outcome,
 // then what the conversation became.
 func (c *conversation) rewound(indent string, p event.RewoundPayload) {
-	c.unanswered("no result recorded: the process stopped before the call finished")
-	s := fmt.Sprintf("⟲ rewound to %d (%s)", p.ToSeq, p.Mode)
+	c.unanswered(i18n.Tr(c.l, "no result recorded: the process stopped before the call finished"))
+	s := i18n.Trf(c.l, "⟲ rewound to %d (%s)", p.ToSeq, p.Mode)
 	if len(p.Files) > 0 {
 		files := make([]string, 0, len(p.Files))
 		for _, f := range p.Files {
 			files = append(files, oneLine(f.Path, 80)+" "+f.Status)
 		}
-		s += ": " + strings.Join(files, ", ")
+		s += i18n.Trf(c.l, ": %s", strings.Join(files, ", "))
 	} else if p.Mode != "conversation" {
-		s += ": no file to put back"
+		s += i18n.Tr(c.l, ": no file to put back")
 	}
 	c.line(indent, s)
 	for _, f := range p.Files {
 		if f.Error != "" {
-			c.line(indent, "  ✗ "+oneLine(f.Path, 80)+": "+oneLine(f.Error, resultLineRunes))
+			c.line(indent, i18n.Trf(c.l, "  ✗ %s: %s", oneLine(f.Path, 80), oneLine(f.Error, resultLineRunes)))
 		}
 	}
 	if p.Prompt != "" {
-		c.line(indent, "  the conversation is back before: "+oneLine(p.Prompt, resultLineRunes))
+		c.line(indent, i18n.Trf(c.l, "  the conversation is back before: %s", oneLine(p.Prompt, resultLineRunes)))
 	}
 }
 
 // unanswered notes the calls still pending as having no result, with why.
 func (c *conversation) unanswered(why string) {
 	for _, pc := range c.pending {
-		c.line(pc.indent, "! "+oneLine(pc.name, 60)+": "+why)
+		c.line(pc.indent, i18n.Trf(c.l, "! %s: %s", oneLine(pc.name, 60), why))
 	}
 	c.pending = c.pending[:0]
 }
@@ -213,10 +217,11 @@ func (c *conversation) line(indent, s string) {
 	c.w.WriteString(indent + strings.TrimRight(s, " ") + "\n")
 }
 
-// plural is n and noun, with an s unless n is 1.
-func plural(n int, noun string) string {
+// plural is one when n is 1, else the format many (a %d) with n: the
+// caller translates both, as each language makes its own plural.
+func plural(n int, one, many string) string {
 	if n == 1 {
-		return "1 " + noun
+		return one
 	}
-	return fmt.Sprintf("%d %ss", n, noun)
+	return fmt.Sprintf(many, n)
 }

@@ -17,25 +17,25 @@ import (
 func (c *cli) skillsCmd(g *globalFlags) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "skills",
-		Short: "Skills: SKILL.md packages the agent reads on demand",
-		Args:  cobra.NoArgs,
+		Short: c.tr("Skills: SKILL.md packages the agent reads on demand"),
+		Args:  c.noArgs,
 		RunE:  func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
 	}
 	var asJSON bool
 	list := &cobra.Command{
 		Use:   "list",
-		Short: "List the skills a session here is offered, and the packages that cannot be used",
-		Long: "List the skills of $XDG_CONFIG_HOME/moteur/skills, .moteur/skills, .agents/skills and .claude/skills\n" +
+		Short: c.tr("List the skills a session here is offered, and the packages that cannot be used"),
+		Long: c.tr("List the skills of $XDG_CONFIG_HOME/moteur/skills, .moteur/skills, .agents/skills and .claude/skills\n" +
 			"(first wins): each one's name, where it comes from and its description, then the packages left out\n" +
 			"(the configuration's skills: selection) and those that cannot be used, with the file and why.\n\n" +
-			"Exit status: 0, 1 when the configuration cannot be read, 2 on bad usage.",
+			"Exit status: 0, 1 when the configuration cannot be read, 2 on bad usage."),
 		Example: "  moteur skills list\n  moteur skills list --json",
-		Args:    cobra.NoArgs,
+		Args:    c.noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return failure(c.skillsList(cmd.Context(), g, asJSON))
 		},
 	}
-	list.Flags().BoolVar(&asJSON, "json", false, "print the skills as one JSON object")
+	list.Flags().BoolVar(&asJSON, "json", false, c.tr("print the skills as one JSON object"))
 	cmd.AddCommand(list)
 	return cmd
 }
@@ -84,7 +84,7 @@ func (c *cli) skillsList(_ context.Context, g *globalFlags, asJSON bool) error {
 		return err
 	}
 	for _, k := range set.Excluded() {
-		fmt.Fprintf(c.stdout, "%s: not offered (the configuration's skills: selection)\n", k.Name)
+		fmt.Fprintf(c.stdout, c.tr("%s: not offered (the configuration's skills: selection)\n"), k.Name)
 	}
 	for _, p := range rep.Problems {
 		fmt.Fprintln(c.stderr, "moteur: skills: "+oneLine(p, 400))
@@ -95,7 +95,7 @@ func (c *cli) skillsList(_ context.Context, g *globalFlags, asJSON bool) error {
 // printSkills writes one line a skill; none says where skills are read.
 func (c *cli) printSkills(ks []skills.Skill, withSource bool) error {
 	if len(ks) == 0 {
-		_, err := fmt.Fprintln(c.stdout, "no skills (SKILL.md packages in .moteur/skills/, .agents/skills/, .claude/skills/ or $XDG_CONFIG_HOME/moteur/skills/)")
+		_, err := fmt.Fprintln(c.stdout, c.tr("no skills (SKILL.md packages in .moteur/skills/, .agents/skills/, .claude/skills/ or $XDG_CONFIG_HOME/moteur/skills/)"))
 		return err
 	}
 	tw := tabwriter.NewWriter(c.stdout, 2, 8, 2, ' ', 0)

@@ -89,14 +89,14 @@ func (c *cli) versionCmd() *cobra.Command {
 	var asJSON bool
 	cmd := &cobra.Command{
 		Use:   "version",
-		Short: "Print the version of moteur and the commit it was built from",
-		Args:  cobra.NoArgs,
+		Short: c.tr("Print the version of moteur and the commit it was built from"),
+		Args:  c.noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			v := currentVersion()
 			if asJSON {
 				b, err := json.Marshal(v)
 				if err != nil {
-					return failure(fmt.Errorf("encode version: %w", err))
+					return failure(fmt.Errorf(c.tr("encode version: %w"), err))
 				}
 				_, err = fmt.Fprintf(c.stdout, "%s\n", b)
 				return failure(err)
@@ -105,6 +105,6 @@ func (c *cli) versionCmd() *cobra.Command {
 			return failure(err)
 		},
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print the version as a JSON object")
+	cmd.Flags().BoolVar(&asJSON, "json", false, c.tr("print the version as a JSON object"))
 	return cmd
 }
