@@ -334,5 +334,6 @@ Ensuite (dans un clone, « go run ./cmd/moteur » tient lieu de « moteur » ; �
 Un modèle rédige les réponses de ask et travaille dans chat (tout serveur compatible OpenAI ; ici Ollama) :
   export MOTEUR_BASE_URL=http://localhost:11434/v1 MOTEUR_MODEL=qwen3
 `,
+		"reasoning effort of the model for this run, over the agent's: off, auto, minimal, low, medium,\nhigh, xhigh or max (a level the model lacks is adjusted to the nearest it has)": "effort de réflexion du modèle pour cette exécution, au-dessus de celui de l'agent : off, auto, minimal,\nlow, medium, high, xhigh ou max (un niveau que le modèle n'a pas est ramené au plus proche qu'il a)",
 	})
 }

@@ -22,6 +22,8 @@ type askFlags struct {
 	// agent is --agent: its model, temperature, max tokens, bases and
 	// prompt answer.
 	agent string
+	// effort is --effort: the reasoning effort over the agent's.
+	effort string
 }
 
 func (c *cli) askCmd(g *globalFlags) *cobra.Command {
@@ -48,6 +50,7 @@ func (c *cli) askCmd(g *globalFlags) *cobra.Command {
 	cmd.Flags().BoolVar(&f.json, "json", false, c.tr("print every event as one JSON object per line, and nothing else, on stdout"))
 	cmd.Flags().StringVar(&f.agent, "agent", "", c.tr("answer as the agent `NAME` (by id or name): its model, temperature, max tokens,\n"+
 		"knowledge bases (--kb narrows within them) and prompt"))
+	c.addEffortFlag(cmd, &f.effort)
 	c.addSessionFlags(cmd, &f.session)
 	return cmd
 }
@@ -67,6 +70,7 @@ func (c *cli) ask(ctx context.Context, g *globalFlags, f *askFlags, question str
 		return err
 	}
 	o.SessionID, o.KnowledgeBases, o.SearchMode, o.NoModel = f.session, f.bases, mode, true
+	o.ReasoningEffort = f.effort
 	if err := c.withAgent(ctx, &o, f.agent); err != nil {
 		return err
 	}

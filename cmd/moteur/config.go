@@ -37,6 +37,8 @@ type agentFlags struct {
 	// agent is --agent: the custom agent to run as (a built-in or stored
 	// one, by id or name).
 	agent string
+	// effort is --effort: the reasoning effort over the agent's.
+	effort string
 	// changed reports whether a flag was given (cobra's FlagSet.Changed):
 	// an agent's max_iterations holds unless --max-iterations is.
 	changed func(name string) bool
@@ -44,7 +46,10 @@ type agentFlags struct {
 
 // addAgentFlags adds the agent flags to cmd, their usage in the run's
 // language.
-func (c *cli) addAgentFlags(cmd *cobra.Command, f *agentFlags) { addAgentFlagsIn(c.lang, cmd, f) }
+func (c *cli) addAgentFlags(cmd *cobra.Command, f *agentFlags) {
+	addAgentFlagsIn(c.lang, cmd, f)
+	c.addEffortFlag(cmd, &f.effort)
+}
 
 func addAgentFlagsIn(l i18n.Lang, cmd *cobra.Command, f *agentFlags) {
 	fl := cmd.Flags()

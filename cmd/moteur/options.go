@@ -35,6 +35,7 @@ func (f *agentFlags) apply(o *app.Options) {
 	o.Mode, _ = modeFlagIn(i18n.EN, f.mode) // checked by checkAgentFlags: the error is not shown
 	o.Allow = f.allow
 	o.Sandbox = f.sandbox
+	o.ReasoningEffort = f.effort
 	o.MaxIterations = f.maxIterations
 	if f.agent != "" && f.changed != nil && !f.changed("max-iterations") {
 		o.MaxIterations = 0 // the agent's max_iterations
