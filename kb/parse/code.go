@@ -24,7 +24,7 @@ var codeLanguages = map[string]string{
 // codeParser returns the parser for source files of one language.
 func codeParser(lang string) parser {
 	return func(data []byte) (Document, error) {
-		text, warnings := decodeText(data)
+		text, warnings := DecodeText(data)
 		var b builder
 		for _, part := range splitTopLevel(text) {
 			b.code(part)

@@ -22,12 +22,12 @@ func hasUTF16BOM(data []byte) bool {
 	return bytes.HasPrefix(data, utf16LEBOM) || bytes.HasPrefix(data, utf16BEBOM)
 }
 
-// decodeText turns the bytes of a text-like file into UTF-8 with "\n" line
+// DecodeText turns the bytes of a text-like file into UTF-8 with "\n" line
 // ends. A UTF-8 BOM is dropped and UTF-16 with a BOM is decoded. Anything
 // else that is not valid UTF-8 is read as Windows-1252: it is what legacy
 // Western files almost always are, and it maps every byte, so the text
 // survives (with a warning) instead of being refused.
-func decodeText(data []byte) (string, []string) {
+func DecodeText(data []byte) (string, []string) {
 	var warnings []string
 	switch {
 	case bytes.HasPrefix(data, utf8BOM):

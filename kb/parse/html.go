@@ -59,15 +59,15 @@ func newHTMLConverter() *converter.Converter {
 // are not UTF-8, before falling back to the generic text decoding.
 func decodeHTML(data []byte) (string, []string) {
 	if utf8.Valid(data) || hasUTF16BOM(data) || bytes.HasPrefix(data, utf8BOM) {
-		return decodeText(data)
+		return DecodeText(data)
 	}
 	enc, name, _ := charset.DetermineEncoding(data, "text/html")
 	if name == "" || name == "windows-1252" || name == "utf-8" {
-		return decodeText(data)
+		return DecodeText(data)
 	}
 	dec, err := enc.NewDecoder().Bytes(data)
 	if err != nil {
-		return decodeText(data)
+		return DecodeText(data)
 	}
 	return normalizeNewlines(string(dec)), []string{"not UTF-8: decoded as " + name + " (declared by the page)"}
 }

@@ -12,7 +12,7 @@ import (
 // records are retrieved one at a time. Indentation is kept (it is the
 // structure), which is why these paragraphs are not space-collapsed.
 func parseJSON(data []byte) (Document, error) {
-	text, warnings := decodeText(data)
+	text, warnings := DecodeText(data)
 	raw := []byte(text)
 	if err := json.Unmarshal(raw, new(json.RawMessage)); err != nil {
 		return Document{}, fmt.Errorf("%w JSON: %w", ErrCorrupt, err)
@@ -119,7 +119,7 @@ const maxLineWarnings = 5
 // warning (a truncated last line is common in logs); a file with no valid
 // line is corrupt.
 func parseJSONL(data []byte) (Document, error) {
-	text, warnings := decodeText(data)
+	text, warnings := DecodeText(data)
 	var b builder
 	bad, good := 0, 0
 	var firstErr error

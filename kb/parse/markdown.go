@@ -26,7 +26,7 @@ var mdParser gparser.Parser = goldmark.New(
 const maxNesting = 32
 
 func parseMarkdownBytes(data []byte) (Document, error) {
-	text, warnings := decodeText(data)
+	text, warnings := DecodeText(data)
 	title, text := frontMatter(text)
 	text, tamed := tameNesting(text)
 	doc := parseMarkdown(text)

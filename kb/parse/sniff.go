@@ -194,7 +194,7 @@ func binaryKind(data []byte) string {
 // says nothing: HTML by its opening tag, JSON when the whole content
 // parses, plain text otherwise.
 func sniffText(data []byte) format {
-	text, _ := decodeText(data)
+	text, _ := DecodeText(data)
 	head := strings.ToLower(strings.TrimLeft(text[:min(len(text), 512)], " \t\r\n"))
 	switch {
 	case strings.HasPrefix(head, "<!doctype html"), strings.HasPrefix(head, "<html"):

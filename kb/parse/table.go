@@ -18,9 +18,9 @@ var csvDelimiters = []rune{',', ';', '\t', '|'}
 // row. delim 0 means sniff it from the first lines (Excel in many locales
 // writes ';').
 func parseCSV(data []byte, delim rune) (Document, error) {
-	text, warnings := decodeText(data)
+	text, warnings := DecodeText(data)
 	if delim == 0 {
-		delim = sniffDelimiter(text)
+		delim = SniffDelimiter(text)
 	}
 	r := csv.NewReader(strings.NewReader(text))
 	r.Comma = delim
@@ -47,10 +47,10 @@ func parseCSV(data []byte, delim rune) (Document, error) {
 	return doc, nil
 }
 
-// sniffDelimiter picks the candidate that appears the same non-zero number
+// SniffDelimiter picks the candidate that appears the same non-zero number
 // of times on the most of the first lines, preferring higher counts; quoted
 // text is ignored.
-func sniffDelimiter(text string) rune {
+func SniffDelimiter(text string) rune {
 	lines := firstLines(text, 10)
 	best, bestScore := csvDelimiters[0], 0
 	for _, d := range csvDelimiters {

@@ -5,7 +5,7 @@ import "strings"
 // parseText reads plain text: paragraphs are separated by blank lines and
 // keep their line breaks (addresses, verse, hard-wrapped prose).
 func parseText(data []byte) (Document, error) {
-	text, warnings := decodeText(data)
+	text, warnings := DecodeText(data)
 	var b builder
 	for _, p := range splitBlankLines(text) {
 		b.paragraph(p)

@@ -7,6 +7,8 @@ import (
 	"io"
 	"path/filepath"
 	"strings"
+
+	"github.com/moteur/moteur/kb/parse"
 )
 
 // ErrNoData is returned for a document with nothing to load: an empty
@@ -51,9 +53,9 @@ func parseDocument(name string, data []byte, maxBytes int64) (*parsed, error) {
 // parseDelimited reads delimited text whose header is its first row; delim
 // 0 means sniff it.
 func parseDelimited(name string, data []byte, delim rune) (*parsed, error) {
-	text, notes := decodeText(data)
+	text, notes := parse.DecodeText(data)
 	if delim == 0 {
-		delim = sniffDelimiter(text)
+		delim = parse.SniffDelimiter(text)
 	}
 	r := csv.NewReader(strings.NewReader(text))
 	r.Comma = delim
