@@ -27,9 +27,10 @@ const (
 	Base     = "base"     // bN
 	Document = "document" // dN
 	Chunk    = "chunk"    // cN
+	Web      = "web"      // wN: a web page, its ID the URL
 )
 
-var prefixes = map[string]string{Base: "b", Document: "d", Chunk: "c"}
+var prefixes = map[string]string{Base: "b", Document: "d", Chunk: "c", Web: "w"}
 
 // Ref is what an alias stands for, with what a user needs to find it.
 type Ref struct {
@@ -135,6 +136,17 @@ func (t *Table) Refs() []Ref {
 	return out
 }
 
+// Lookup returns the ref of the thing of kind and id, if it has an alias.
+func (t *Table) Lookup(kind, id string) (Ref, bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	a, ok := t.byID[kind+"\x00"+id]
+	if !ok {
+		return Ref{}, false
+	}
+	return t.byAlias[a], true
+}
+
 // Resolve returns what alias stands for.
 func (t *Table) Resolve(alias string) (Ref, bool) {
 	t.mu.Lock()
@@ -145,8 +157,8 @@ func (t *Table) Resolve(alias string) (Ref, bool) {
 
 // citation matches a bracketed citation: [c3], [c3, c5], [d2][c1].
 var (
-	citation = regexp.MustCompile(`\[((?:[bcd][0-9]+)(?:\s*[,;]\s*[bcd][0-9]+)*)\]`)
-	alias    = regexp.MustCompile(`[bcd][0-9]+`)
+	citation = regexp.MustCompile(`\[((?:[bcdw][0-9]+)(?:\s*[,;]\s*[bcdw][0-9]+)*)\]`)
+	alias    = regexp.MustCompile(`[bcdw][0-9]+`)
 )
 
 // Find returns the aliases cited in text, in order of first citation.

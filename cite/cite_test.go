@@ -3,6 +3,7 @@ package cite
 import (
 	"context"
 	"reflect"
+	"strings"
 	"sync"
 	"testing"
 )
@@ -96,5 +97,26 @@ func TestWhereShowsFilePageAndSection(t *testing.T) {
 		if got := c.ref.Where(); got != c.want {
 			t.Errorf("Where(%+v) = %q, want %q", c.ref, got, c.want)
 		}
+	}
+}
+
+// Web pages get wN aliases in the same table, are cited and restored like
+// passages, and are found by their URL.
+func TestWebAliases(t *testing.T) {
+	tab := NewTable()
+	page := Ref{Kind: Web, ID: "https://example.org/a", Path: "https://example.org/a", Title: "A"}
+	if a := tab.Alias(page); a != "w1" {
+		t.Fatalf("first page alias %q, want w1", a)
+	}
+	if r, ok := tab.Lookup(Web, page.ID); !ok || r.Alias != "w1" || r.Title != "A" {
+		t.Errorf("Lookup = %+v, %v", r, ok)
+	}
+	if got := Find("Selon [w1] et [c2, w3]."); strings.Join(got, " ") != "w1 c2 w3" {
+		t.Errorf("Find = %v, want w1 c2 w3", got)
+	}
+	again := NewTable()
+	again.Add(tab.Refs()...)
+	if a := again.Alias(Ref{Kind: Web, ID: "https://example.org/b"}); a != "w2" {
+		t.Errorf("after a restore the next page is %q, want w2", a)
 	}
 }

@@ -2,88 +2,46 @@ package web
 
 import (
 	"context"
-	"runtime"
-	"strconv"
-	"sync"
-	"weak"
 
 	"github.com/moteur/moteur/cite"
 )
 
 // RefKind is the cite.Ref kind of a web page; its aliases are wN.
-const RefKind = "web"
+const RefKind = cite.Web
 
-// ids gives web pages their wN aliases, one numbering per session. The
-// session is known by its cite.Table (cite has no kind for the web yet):
-// the numbering lives as long as the table and goes with it.
+// ids gives web pages their wN aliases in the session's cite.Table, beside
+// its cN and dN: they are restored with it and cited like them. A call
+// made outside a session numbers in the tool's own table.
 type ids struct {
-	mu       sync.Mutex
-	sessions map[weak.Pointer[cite.Table]]*idTable
-	own      *idTable // calls made outside a session
+	own *cite.Table
 }
 
-func newIDs() *ids {
-	return &ids{sessions: map[weak.Pointer[cite.Table]]*idTable{}, own: newIDTable()}
-}
+func newIDs() *ids { return &ids{own: cite.NewTable()} }
 
-// table returns the numbering of the session running under ctx.
-func (x *ids) table(ctx context.Context) *idTable {
-	t, ok := cite.TableFrom(ctx)
-	if !ok {
-		return x.own
+// table returns the aliases of the session running under ctx.
+func (x *ids) table(ctx context.Context) aliases {
+	if t, ok := cite.TableFrom(ctx); ok {
+		return aliases{t}
 	}
-	key := weak.Make(t)
-	x.mu.Lock()
-	defer x.mu.Unlock()
-	if it, ok := x.sessions[key]; ok {
-		return it
-	}
-	it := newIDTable()
-	x.sessions[key] = it
-	runtime.AddCleanup(t, func(k weak.Pointer[cite.Table]) {
-		x.mu.Lock()
-		delete(x.sessions, k)
-		x.mu.Unlock()
-	}, key)
-	return it
+	return aliases{x.own}
 }
 
-// idTable is one session's wN aliases.
-type idTable struct {
-	mu      sync.Mutex
-	byURL   map[string]string
-	byAlias map[string]cite.Ref
-	next    int
-}
-
-func newIDTable() *idTable {
-	return &idTable{byURL: map[string]string{}, byAlias: map[string]cite.Ref{}}
-}
+// aliases is a cite.Table as the web tools use it: pages by URL.
+type aliases struct{ t *cite.Table }
 
 // alias returns the ref of the page at url, giving it the next wN the
-// first time; a title seen later is kept.
-func (t *idTable) alias(url, title string) cite.Ref {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if a, ok := t.byURL[url]; ok {
-		r := t.byAlias[a]
-		if title != "" {
-			r.Title = title
-			t.byAlias[a] = r
-		}
-		return r
+// first time; a title seen before is kept when this one is empty.
+func (a aliases) alias(url, title string) cite.Ref {
+	if prev, ok := a.t.Lookup(cite.Web, url); ok && title == "" {
+		title = prev.Title
 	}
-	t.next++
-	r := cite.Ref{Alias: "w" + strconv.Itoa(t.next), Kind: RefKind, ID: url, Path: url, Title: title}
-	t.byURL[url] = r.Alias
-	t.byAlias[r.Alias] = r
+	r := cite.Ref{Kind: cite.Web, ID: url, Path: url, Title: title}
+	r.Alias = a.t.Alias(r)
 	return r
 }
 
-// resolve returns what alias stands for.
-func (t *idTable) resolve(alias string) (cite.Ref, bool) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	r, ok := t.byAlias[alias]
-	return r, ok
+// resolve returns what alias stands for, when it is a page.
+func (a aliases) resolve(alias string) (cite.Ref, bool) {
+	r, ok := a.t.Resolve(alias)
+	return r, ok && r.Kind == cite.Web
 }
