@@ -141,7 +141,9 @@ type Config struct {
 	ClassifyPaths    []string
 	ClassifyMarkings []string
 	Embedding        Endpoint
-	Rerank           Endpoint
+	// Web is the user's web: section; nil when there is none (see Web).
+	Web    *Web
+	Rerank Endpoint
 	// ClassifyCaseInsensitive: markings match in any case. Any file may
 	// set it; once set, a later file cannot unset it.
 	ClassifyCaseInsensitive bool
@@ -406,6 +408,7 @@ func (c *Config) merge(layers []layer, getenv func(string) string) error {
 			c.MCPCatalogThreshold = f.MCP.CatalogThreshold
 		}
 		c.addHooks(l)
+		c.mergeWeb(l, getenv)
 	}
 	c.Profile = profile.Get(name)
 	c.Retrieval = c.Retrieval.WithDefaults()

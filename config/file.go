@@ -70,6 +70,10 @@ type File struct {
 		CatalogThreshold int `yaml:"catalog_threshold"`
 	} `yaml:"mcp"`
 
+	// Web is the search provider of web_search and the private hosts
+	// web_fetch may reach (see FileWeb).
+	Web FileWeb `yaml:"web"`
+
 	// Hooks is Claude Code's hooks setting, in its shape: EVENT: [{matcher:
 	// REGEX, hooks: [{type: command, command: …, timeout: SECONDS}]}].
 	// Event names, types and matchers are checked by hooks.New, which
@@ -186,6 +190,9 @@ func (f *File) check(tree *ast.File) error {
 	}
 	if err := f.Retrieval.Validate(); err != nil {
 		return at("$.retrieval", err)
+	}
+	if key, err := f.Web.check(); err != nil {
+		return at(key, err)
 	}
 	names := map[string]int{}
 	for i := range f.Providers {
