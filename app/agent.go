@@ -76,14 +76,15 @@ func ResolveAgent(ctx context.Context, o Options, ref string) (agentconfig.Agent
 	if lerr != nil {
 		return agentconfig.Agent{}, errors.Join(err, lerr)
 	}
-	return agentconfig.Agent{}, &OptionError{Option: "agent", Err: fmt.Errorf("%q: %w; the agents are: %s (moteur agents list)",
-		ref, agentstore.ErrNotFound, agentList(all))}
+	return agentconfig.Agent{}, &OptionError{Option: "agent", Err: &translatedError{
+		msg: i18n.Trf(lang, "%q: no such agent; the agents are: %s (moteur agents list)", ref, agentList(lang, all)),
+		err: agentstore.ErrNotFound}}
 }
 
 // agentList names agents for a message: "id (name)", comma-separated.
-func agentList(all []agentconfig.Agent) string {
+func agentList(lang i18n.Lang, all []agentconfig.Agent) string {
 	if len(all) == 0 {
-		return "none"
+		return i18n.Tr(lang, "none")
 	}
 	names := make([]string, len(all))
 	for i, a := range all {
@@ -94,7 +95,7 @@ func agentList(all []agentconfig.Agent) string {
 
 // prepareAgent is a copy of the agent with EnsureDefaults applied, checked:
 // a stored agent that Validate refuses is an *OptionError naming its field.
-func prepareAgent(a *agentconfig.Agent) (*agentconfig.Agent, error) {
+func prepareAgent(a *agentconfig.Agent, lang i18n.Lang) (*agentconfig.Agent, error) {
 	if a == nil {
 		return nil, nil
 	}
@@ -142,7 +143,7 @@ func (s *Settings) agentID() string {
 // askedMode is the mode the options and the agent ask for ("": the
 // configuration's) and the option to blame if the organisation refuses
 // it. --mode may be stricter than the agent's access level, not looser.
-func askedMode(asked policy.Mode, a *agentconfig.Agent) (policy.Mode, string, error) {
+func askedMode(asked policy.Mode, a *agentconfig.Agent, lang i18n.Lang) (policy.Mode, string, error) {
 	if a == nil {
 		return asked, "mode", nil
 	}
@@ -154,14 +155,14 @@ func askedMode(asked policy.Mode, a *agentconfig.Agent) (policy.Mode, string, er
 	case asked == "":
 		return level, "agent", nil
 	case level.Stricter(asked):
-		return "", "", &OptionError{Option: "mode", Err: fmt.Errorf("%s is looser than the access_level %s of the agent %s", asked, level, agentName(a))}
+		return "", "", &OptionError{Option: "mode", Err: errors.New(i18n.Trf(lang, "%s is looser than the access_level %s of the agent %s", asked, level, agentName(a)))}
 	}
 	return asked, "mode", nil
 }
 
 // modeRefusal says why the organisation refuses a mode.
-func modeRefusal(mode, floor policy.Mode, path string) error {
-	return &OptionError{Option: "mode", Err: fmt.Errorf("%s is looser than min_mode %s of the organisation policy %s", mode, floor, path)}
+func modeRefusal(mode, floor policy.Mode, path string, lang i18n.Lang) error {
+	return &OptionError{Option: "mode", Err: errors.New(i18n.Trf(lang, "%s is looser than min_mode %s of the organisation policy %s", mode, floor, path))}
 }
 
 // agentProviders orders the providers for the agent's model_id: the
@@ -280,7 +281,7 @@ type knowledgeSelection struct {
 // narrowed within what the agent allows. Without an agent, requested as
 // given. all means every base of the store (requested empty, selection
 // all).
-func agentBases(requested []string, a *agentconfig.Agent) (knowledgeSelection, error) {
+func agentBases(requested []string, a *agentconfig.Agent, lang i18n.Lang) (knowledgeSelection, error) {
 	if a == nil {
 		return knowledgeSelection{bases: requested}, nil
 	}
@@ -288,15 +289,15 @@ func agentBases(requested []string, a *agentconfig.Agent) (knowledgeSelection, e
 	switch c.KBSelectionMode {
 	case agentconfig.SelectNone:
 		if len(requested) > 0 {
-			return knowledgeSelection{}, &OptionError{Option: "kb", Err: fmt.Errorf("%s: the agent %s uses no knowledge base (kb_selection_mode none)",
-				strings.Join(requested, ", "), agentName(a))}
+			return knowledgeSelection{}, &OptionError{Option: "kb", Err: errors.New(i18n.Trf(lang, "%s: the agent %s uses no knowledge base (kb_selection_mode none)",
+				strings.Join(requested, ", "), agentName(a)))}
 		}
 		return knowledgeSelection{}, nil
 	case agentconfig.SelectSelected:
 		for _, b := range requested {
 			if !slices.Contains(c.KnowledgeBases, b) {
-				return knowledgeSelection{}, &OptionError{Option: "kb", Err: fmt.Errorf("%s is not among the knowledge bases of the agent %s (%s)",
-					b, agentName(a), strings.Join(c.KnowledgeBases, ", "))}
+				return knowledgeSelection{}, &OptionError{Option: "kb", Err: errors.New(i18n.Trf(lang, "%s is not among the knowledge bases of the agent %s (%s)",
+					b, agentName(a), strings.Join(c.KnowledgeBases, ", ")))}
 			}
 		}
 		if len(requested) > 0 {

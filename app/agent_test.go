@@ -174,6 +174,7 @@ func TestAgentAllowedTools(t *testing.T) {
 func TestAgentUnknownToolIsAWarning(t *testing.T) {
 	e := newTestEnv(t)
 	o := e.options("s-unknown")
+	o.Lang = i18n.EN // the warning asserted in English
 	a := smartAgent("ag-data")
 	a.Config.AllowedTools = []string{"data_schema", "search_knowledge"}
 	o.Agent = a
@@ -189,6 +190,7 @@ func TestAgentUnknownToolIsAWarning(t *testing.T) {
 func TestAgentAccessLevel(t *testing.T) {
 	e := newTestEnv(t)
 	o := e.options("")
+	o.Lang = i18n.EN // the refusal and the note asserted in English
 	a := smartAgent("ag-ro")
 	a.Config.AccessLevel = agentconfig.AccessReadOnly
 	o.Agent = a
@@ -278,7 +280,7 @@ func TestAgentBases(t *testing.T) {
 		"all":                 {a: all, want: knowledgeSelection{all: true}},
 		"all, narrowed":       {requested: []string{"rh"}, a: all, want: knowledgeSelection{bases: []string{"rh"}}},
 	} {
-		got, err := agentBases(tc.requested, tc.a)
+		got, err := agentBases(tc.requested, tc.a, i18n.EN)
 		switch {
 		case tc.refused:
 			if !errors.As(err, &oe) || oe.Option != "kb" {
@@ -419,6 +421,7 @@ func TestQuickAgent(t *testing.T) {
 	}
 	o.SessionID = "s-quick-none"
 	o.Agent = &agentconfig.Agent{ID: "ag-n", Config: agentconfig.CustomAgentConfig{KBSelectionMode: agentconfig.SelectNone}}
+	o.Lang = i18n.EN // the refusal asserted in English
 	var oe *OptionError
 	if _, err := OpenQuick(t.Context(), o); !errors.As(err, &oe) || !strings.Contains(err.Error(), "nothing to search") {
 		t.Errorf("%v, want an OptionError: nothing to search", err)

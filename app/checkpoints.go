@@ -25,7 +25,7 @@ import (
 // only a warning: the clear blobs stay readable.
 func (s *Settings) openCheckpoints(ctx context.Context, create bool) (cps *checkpoint.Store, warning string, err error) {
 	home := s.DataDir()
-	key, err := loadKey(s.opts.Env, s.Config.Policy, home, create)
+	key, err := loadKey(s.opts.Env, s.Config.Policy, home, create, s.Lang)
 	cfg := checkpoint.Config{Dir: CheckpointDir(home), Key: key}
 	switch {
 	case err != nil && !create && errors.Is(err, atrest.ErrNoKey):

@@ -17,7 +17,9 @@
 // Session.Warnings). Its errors say what failed and why; an *OptionError is
 // a request the configuration refuses and a *ConfigError a configuration
 // that lacks what the request needs, so that a face can tell the user's
-// mistake from a failure.
+// mistake from a failure. What it words for a person (errors, notes,
+// warnings) is in the run's language (Settings.Lang, i18n/french_app.go);
+// errors that wrap a sentinel still do in every language.
 //
 // The data directory ($MOTEUR_HOME) holds:
 //

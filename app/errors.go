@@ -21,3 +21,15 @@ type ConfigError struct{ Err error }
 
 func (e *ConfigError) Error() string { return e.Err.Error() }
 func (e *ConfigError) Unwrap() error { return e.Err }
+
+// A translatedError is an error worded in the run's language that wraps
+// the error whose English message it replaces: fmt.Errorf's %w would print
+// the wrapped sentinel's English text inside the French, and errors.Is must
+// hold in every language.
+type translatedError struct {
+	msg string
+	err error
+}
+
+func (e *translatedError) Error() string { return e.msg }
+func (e *translatedError) Unwrap() error { return e.err }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/moteur/moteur/hooks"
+	"github.com/moteur/moteur/i18n"
 )
 
 // Hooks are the configuration's hooks (the user's file, then the
@@ -39,7 +40,7 @@ func (s *Settings) Hooks() (*hooks.Set, []string, error) {
 	}
 	trusted := set.TrustedBy(store, root)
 	if len(trusted.ProjectHooks()) < len(set.ProjectHooks()) {
-		warnings = append(warnings, fmt.Sprintf("hooks: the hooks of %v came with the project and are not trusted yet: not run "+
+		warnings = append(warnings, i18n.Trf(s.Lang, "hooks: the hooks of %v came with the project and are not trusted yet: not run "+
 			"(moteur asks on a terminal, or pass --trust-project; asked again whenever they change)", set.ProjectFiles()))
 	}
 	return trusted, warnings, nil

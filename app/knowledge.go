@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/moteur/moteur/config"
+	"github.com/moteur/moteur/i18n"
 	"github.com/moteur/moteur/kb"
 	"github.com/moteur/moteur/llm"
 	"github.com/moteur/moteur/policy"
@@ -50,7 +51,7 @@ func (s *Settings) KnowledgeModels() (kb.Embedder, kb.Reranker, error) {
 	var rr kb.Reranker
 	if e := cfg.Embedding; e.Model != "" {
 		if e.BaseURL == "" {
-			return nil, nil, &ConfigError{Err: fmt.Errorf("embedding model %s has no server: set MOTEUR_EMBED_BASE_URL or MOTEUR_BASE_URL", e.Model)}
+			return nil, nil, &ConfigError{Err: errors.New(i18n.Trf(s.Lang, "embedding model %s has no server: set MOTEUR_EMBED_BASE_URL or MOTEUR_BASE_URL", e.Model))}
 		}
 		cl, err := openai.NewEmbedder(openai.EmbedConfig{BaseURL: e.BaseURL, APIKey: e.APIKey, Model: e.Model})
 		if err != nil {
@@ -60,7 +61,7 @@ func (s *Settings) KnowledgeModels() (kb.Embedder, kb.Reranker, error) {
 	}
 	if r := cfg.Rerank; r.Model != "" {
 		if r.BaseURL == "" {
-			return nil, nil, &ConfigError{Err: fmt.Errorf("rerank model %s has no server: set MOTEUR_RERANK_BASE_URL or MOTEUR_BASE_URL", r.Model)}
+			return nil, nil, &ConfigError{Err: errors.New(i18n.Trf(s.Lang, "rerank model %s has no server: set MOTEUR_RERANK_BASE_URL or MOTEUR_BASE_URL", r.Model))}
 		}
 		cl, err := openai.NewReranker(openai.RerankConfig{BaseURL: r.BaseURL, APIKey: r.APIKey, Model: r.Model})
 		if err != nil {
@@ -80,7 +81,7 @@ func (s *Settings) openBases(ctx context.Context, bases []string) (*kb.Store, er
 	}
 	for _, b := range bases {
 		if _, err := st.Base(ctx, b); err != nil {
-			return nil, errors.Join(err, st.Close())
+			return nil, errors.Join(KnowledgeBaseError(ctx, s.Lang, st, []string{b}, err), st.Close())
 		}
 	}
 	return st, nil

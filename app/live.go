@@ -9,6 +9,7 @@ import (
 
 	"github.com/moteur/moteur/atrest"
 	"github.com/moteur/moteur/event"
+	"github.com/moteur/moteur/i18n"
 	"github.com/moteur/moteur/session"
 )
 
@@ -45,10 +46,10 @@ type liveSession struct {
 //
 // shared is the data directory's store when the caller keeps one open
 // (nil: the session opens its own and closes it with itself).
-func openLiveSession(ctx context.Context, env func(string) string, home, id string, shared *session.SQLite) (_ *liveSession, err error) {
+func openLiveSession(ctx context.Context, env func(string) string, home, id string, shared *session.SQLite, lang i18n.Lang) (_ *liveSession, err error) {
 	// Whatever opens a session writes its audit log: it makes the key on
 	// first use, and refuses a data directory whose key is gone.
-	key, err := AtRestKey(env, home, true)
+	key, err := atRestKey(env, home, true, lang)
 	if err != nil {
 		return nil, err
 	}
@@ -82,11 +83,12 @@ func openLiveSession(ctx context.Context, env func(string) string, home, id stri
 	// A fork's copied events are in its source's audit log: its own log
 	// starts with its first event of its own.
 	if ls.auditNew && stored != nil && ls.lastSeq > stored.First {
-		return nil, fmt.Errorf("session %s: its audit log %s is missing, but the store holds %d events of it: the log was deleted or moved, and the session is not continued without it (put it back; moteur audit verify %s checks it)",
-			id, ls.auditFile, ls.lastSeq-stored.First, id)
+		return nil, errors.New(i18n.Trf(lang, "session %s: its audit log %s is missing, but the store holds %d events of it: the log was deleted or moved, "+
+			"and the session is not continued without it (put it back; moteur audit verify %s checks it)",
+			id, ls.auditFile, ls.lastSeq-stored.First, id))
 	}
 	var anchor event.AuditAnchor
-	if ls.anchor, err = auditAnchor(env); err != nil {
+	if ls.anchor, err = auditAnchor(env, lang); err != nil {
 		return nil, fmt.Errorf("session %s: %w", id, err)
 	} else if ls.anchor != nil {
 		anchor = ls.anchor
@@ -97,23 +99,23 @@ func openLiveSession(ctx context.Context, env func(string) string, home, id stri
 		SessionID: id, Store: stored, SyncEvery: true, Anchor: anchor})
 	switch {
 	case errors.Is(err, event.ErrAuditTorn):
-		return nil, fmt.Errorf("session %s: %w (if a power loss tore it: moteur audit repair %s)", id, err, ls.auditFile)
+		return nil, fmt.Errorf(i18n.Tr(lang, "session %s: %w (if a power loss tore it: moteur audit repair %s)"), id, err, ls.auditFile)
 	case err != nil:
-		return nil, fmt.Errorf("session %s: %w; the session is not continued (moteur audit verify %s)", id, err, id)
+		return nil, fmt.Errorf(i18n.Tr(lang, "session %s: %w; the session is not continued (moteur audit verify %s)"), id, err, id)
 	}
 	for _, r := range ls.audit.Unstored() {
 		// The log is written first: its record of an event the store
 		// never got (a crash between the two) is stored now, with its
 		// head, so that the two agree again.
 		if err := st.AppendWithHeads(ctx, []event.Event{r.Event}, [][]byte{r.MAC}); err != nil {
-			return nil, fmt.Errorf("session %s: store the event seq %d its audit log recorded: %w", id, r.Event.Seq, err)
+			return nil, fmt.Errorf(i18n.Tr(lang, "session %s: store the event seq %d its audit log recorded: %w"), id, r.Event.Seq, err)
 		}
 		ls.lastSeq = r.Event.Seq
-		ls.warnings = append(ls.warnings, fmt.Sprintf("session %s: stored event seq %d (%s) from the audit log, which recorded it before the previous process stopped",
+		ls.warnings = append(ls.warnings, i18n.Trf(lang, "session %s: stored event seq %d (%s) from the audit log, which recorded it before the previous process stopped",
 			id, r.Event.Seq, r.Event.Type))
 	}
 	tpath := TranscriptPath(home, id)
-	warning, err := catchUpTranscript(ctx, tpath, id, ls.lastSeq, st)
+	warning, err := catchUpTranscript(ctx, tpath, id, ls.lastSeq, st, lang)
 	if err != nil {
 		return nil, fmt.Errorf("session %s: transcript: %w", id, err)
 	}

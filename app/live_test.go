@@ -6,12 +6,13 @@ import (
 	"testing"
 
 	"github.com/moteur/moteur/event"
+	"github.com/moteur/moteur/i18n"
 	"github.com/moteur/moteur/session"
 )
 
 func TestLiveSessionSinksAuditFirstAndReleasesTheLease(t *testing.T) {
 	e := newTestEnv(t)
-	ls, err := openLiveSession(t.Context(), e.env, e.home(), "s-live", nil)
+	ls, err := openLiveSession(t.Context(), e.env, e.home(), "s-live", nil, i18n.EN)
 	if err != nil {
 		t.Fatal(err)
 	}

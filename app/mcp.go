@@ -11,6 +11,7 @@ import (
 	"github.com/moteur/moteur/agentconfig"
 	"github.com/moteur/moteur/effect"
 	"github.com/moteur/moteur/engine"
+	"github.com/moteur/moteur/i18n"
 	"github.com/moteur/moteur/mcp"
 	"github.com/moteur/moteur/policy"
 )
@@ -268,7 +269,7 @@ func (ses *Session) agentServers(servers []mcp.ServerConfig) []mcp.ServerConfig 
 	for _, name := range a.Config.MCPServices {
 		if a.Config.MCPSelectionMode == agentconfig.SelectSelected &&
 			!slices.ContainsFunc(servers, func(sc mcp.ServerConfig) bool { return sc.Name == name }) {
-			ses.warn(fmt.Sprintf("MCP: agent %s: server %s is not configured", agentName(a), name))
+			ses.warn(i18n.Trf(ses.Settings.Lang, "MCP: agent %s: server %s is not configured", agentName(a), name))
 		}
 	}
 	return out

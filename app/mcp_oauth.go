@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/moteur/moteur/i18n"
 	"github.com/moteur/moteur/mcp"
 	"github.com/moteur/moteur/mcp/oauth"
 	"github.com/moteur/moteur/policy"
@@ -18,7 +19,7 @@ import (
 // mcpTokens is the store of the MCP servers' OAuth tokens, sealed with the
 // at-rest key, in the data directory.
 func (s *Settings) mcpTokens() (*oauth.Store, error) {
-	key, err := AtRestKey(s.opts.Env, s.opts.DataDir, true)
+	key, err := atRestKey(s.opts.Env, s.opts.DataDir, true, s.Lang)
 	if err != nil {
 		return nil, err
 	}
@@ -81,13 +82,15 @@ func (s *Settings) LoginMCP(ctx context.Context, name string, out io.Writer, ope
 	}
 	switch {
 	case sc == nil:
-		return fmt.Errorf("%w: no MCP server %q in %s", ErrNoSuchMCPServer, name, strings.Join(mcpFiles(s), " or "))
+		return &translatedError{err: ErrNoSuchMCPServer,
+			msg: i18n.Trf(s.Lang, "unknown MCP server: no MCP server %q in %s", name, strings.Join(mcpFiles(s), i18n.Tr(s.Lang, " or ")))}
 	case sc.Err != nil:
 		return fmt.Errorf("MCP server %q: %w", name, sc.Err)
 	case sc.Project && !sc.Trusted:
-		return fmt.Errorf("MCP server %q is configured in %s, which came with the project and is not trusted yet: trust it first (moteur mcp list --trust-project, or a session's question)", name, sc.Source)
+		return errors.New(i18n.Trf(s.Lang, "MCP server %q is configured in %s, which came with the project and is not trusted yet: "+
+			"trust it first (moteur mcp list --trust-project, or a session's question)", name, sc.Source))
 	case sc.Transport == mcp.TransportStdio:
-		return fmt.Errorf("MCP server %q runs as a program (stdio): it has no OAuth login; its credentials come from its env", name)
+		return errors.New(i18n.Trf(s.Lang, "MCP server %q runs as a program (stdio): it has no OAuth login; its credentials come from its env", name))
 	}
 	check, err := s.outbound()
 	if err != nil {

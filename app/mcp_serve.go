@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 
+	"github.com/moteur/moteur/i18n"
 	"github.com/moteur/moteur/kb"
 	"github.com/moteur/moteur/mcp/serve"
 	"github.com/moteur/moteur/rag"
@@ -65,7 +66,8 @@ func (s *Settings) OpenMCPServer(ctx context.Context, c MCPServeConfig) (_ *MCPS
 		}
 	}
 	if len(bases) == 0 {
-		return nil, &ConfigError{Err: ErrNoBase}
+		return nil, &ConfigError{Err: &translatedError{err: ErrNoBase,
+			msg: i18n.Tr(s.Lang, "no knowledge base to serve: create one with moteur kb create NAME, then moteur kb add NAME FOLDER")}}
 	}
 	quick := &rag.Config{Mode: s.opts.SearchMode, Lang: s.Lang}
 	if quick.Outbound, err = s.outbound(); err != nil {

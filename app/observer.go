@@ -3,9 +3,9 @@ package app
 import (
 	"context"
 	"errors"
-	"fmt"
 
 	"github.com/moteur/moteur/engine"
+	"github.com/moteur/moteur/i18n"
 	"github.com/moteur/moteur/session"
 )
 
@@ -47,7 +47,8 @@ func OpenObserver(ctx context.Context, o Options) (_ *Observer, err error) {
 		return nil, err
 	}
 	if st == nil {
-		return nil, fmt.Errorf("no session store in %s: %w", o.DataDir, session.ErrNotFound)
+		return nil, &translatedError{err: session.ErrNotFound,
+			msg: i18n.Trf(resolveLang(o.Lang, "", o.Env), "no session store in %s: session not found", o.DataDir)}
 	}
 	ob := &Observer{Store: st}
 	defer func() {

@@ -10,6 +10,7 @@ import (
 	"github.com/moteur/moteur/agentconfig"
 	"github.com/moteur/moteur/cite"
 	"github.com/moteur/moteur/event"
+	"github.com/moteur/moteur/i18n"
 	"github.com/moteur/moteur/llm"
 	"github.com/moteur/moteur/rag"
 	"github.com/moteur/moteur/session"
@@ -104,13 +105,13 @@ func (s *Settings) OpenQuick(ctx context.Context) (_ *Quick, err error) {
 // Options.KnowledgeBases within the agent's. An agent that uses no base
 // leaves a quick answer nothing to search: an *OptionError.
 func (s *Settings) quickBases() ([]string, error) {
-	sel, err := agentBases(s.opts.KnowledgeBases, s.agent)
+	sel, err := agentBases(s.opts.KnowledgeBases, s.agent, s.Lang)
 	if err != nil {
 		return nil, err
 	}
 	if !sel.all && len(sel.bases) == 0 && s.agent != nil {
-		return nil, &OptionError{Option: "agent", Err: fmt.Errorf("%s uses no knowledge base (kb_selection_mode none): a quick answer has nothing to search",
-			agentName(s.agent))}
+		return nil, &OptionError{Option: "agent", Err: errors.New(i18n.Trf(s.Lang, "%s uses no knowledge base (kb_selection_mode none): a quick answer has nothing to search",
+			agentName(s.agent)))}
 	}
 	return sel.bases, nil
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/moteur/moteur/engine"
 	"github.com/moteur/moteur/event"
+	"github.com/moteur/moteur/i18n"
 	"github.com/moteur/moteur/session"
 )
 
@@ -75,7 +76,7 @@ func OpenRewind(ctx context.Context, o Options) (_ *Rewind, err error) {
 		return nil, err
 	}
 	if err := rw.Engine.Restore(id, rw.Past); err != nil {
-		return nil, fmt.Errorf("cannot rewind: %w", err)
+		return nil, fmt.Errorf(i18n.Tr(rw.Settings.Lang, "cannot rewind: %w"), err)
 	}
 	return rw, nil
 }

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/moteur/moteur/config"
+	"github.com/moteur/moteur/i18n"
 	"github.com/moteur/moteur/profile"
 )
 
@@ -25,7 +26,7 @@ func TestStricterProfilesRequireBwrap(t *testing.T) {
 		{profile.Airgapped, "auto", "bwrap", false},
 		{profile.Airgapped, "none", "", true},
 	} {
-		got, err := sandboxMode(tc.opt, &config.Config{Profile: profile.Get(tc.profile)})
+		got, err := sandboxMode(tc.opt, &config.Config{Profile: profile.Get(tc.profile)}, i18n.EN)
 		if got != tc.want || (err != nil) != tc.fails {
 			t.Errorf("%s sandbox %q: %q, %v; want %q (fails %v)", tc.profile, tc.opt, got, err, tc.want, tc.fails)
 		}

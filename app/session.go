@@ -3,7 +3,6 @@ package app
 import (
 	"context"
 	"errors"
-	"fmt"
 	"strings"
 
 	"github.com/moteur/moteur/agents"
@@ -64,12 +63,12 @@ func Open(ctx context.Context, o Options) (*Session, error) {
 // behind (no lease, no audit log, no transcript).
 func (s *Settings) Open(ctx context.Context) (_ *Session, err error) {
 	o, cfg := s.opts, s.Config
-	sandbox, err := sandboxMode(o.Sandbox, cfg)
+	sandbox, err := sandboxMode(o.Sandbox, cfg, s.Lang)
 	if err != nil {
 		return nil, err
 	}
 	// The bases are checked against the agent's before anything is made.
-	bases, err := agentBases(o.KnowledgeBases, s.agent)
+	bases, err := agentBases(o.KnowledgeBases, s.agent, s.Lang)
 	if err != nil {
 		return nil, err
 	}
@@ -152,7 +151,7 @@ func (s *Settings) Open(ctx context.Context) (_ *Session, err error) {
 		ses.Warnings = append(ses.Warnings, warnings...)
 	}
 	for _, name := range unknownTools(s.agent, ses.tools.reg.Names()) {
-		ses.warn(fmt.Sprintf("agent %s: allowed tool %s is not a tool of Moteur: ignored", agentName(s.agent), name))
+		ses.warn(i18n.Trf(s.Lang, "agent %s: allowed tool %s is not a tool of Moteur: ignored", agentName(s.agent), name))
 	}
 	if deps.Hooks, warnings, err = s.Hooks(); err != nil {
 		return nil, err
@@ -181,7 +180,12 @@ func (s *Settings) Open(ctx context.Context) (_ *Session, err error) {
 // openLive opens the live session of ses.ID in the data directory of o,
 // and takes its store and its warnings.
 func (ses *Session) openLive(ctx context.Context, o Options) error {
-	ls, err := openLiveSession(ctx, o.Env, o.DataDir, ses.ID, o.Store)
+	// A rewind opens its session without settings.
+	lang := Language(o)
+	if ses.Settings != nil {
+		lang = ses.Settings.Lang
+	}
+	ls, err := openLiveSession(ctx, o.Env, o.DataDir, ses.ID, o.Store, lang)
 	if err != nil {
 		return err
 	}

@@ -57,7 +57,7 @@ func LoadSettings(o Options) (*Settings, error) {
 	if len(cfg.Providers) == 0 && !o.NoModel {
 		return nil, &ConfigError{Err: errors.New(noModelMessage(s.Lang))}
 	}
-	if s.agent, err = prepareAgent(o.Agent); err != nil {
+	if s.agent, err = prepareAgent(o.Agent, s.Lang); err != nil {
 		return nil, err
 	}
 	if s.agent != nil {
@@ -67,18 +67,18 @@ func LoadSettings(o Options) (*Settings, error) {
 	if cfg.Policy != nil {
 		s.Floor = cfg.Policy.MinMode
 	}
-	asked, option, err := askedMode(o.Mode, s.agent)
+	asked, option, err := askedMode(o.Mode, s.agent, s.Lang)
 	if err != nil {
 		return nil, err
 	}
 	if asked != "" {
 		if s.Floor != "" && s.Floor.Stricter(asked) {
 			if option != "agent" {
-				return nil, modeRefusal(asked, s.Floor, cfg.Policy.Path)
+				return nil, modeRefusal(asked, s.Floor, cfg.Policy.Path, s.Lang)
 			}
 			// An agent's access level is what it may do at most: the
 			// organisation narrowing it is the rule, not a mistake.
-			s.Notes = append(s.Notes, fmt.Sprintf("agent %s: access_level %s runs as %s, the min_mode of the organisation policy %s",
+			s.Notes = append(s.Notes, i18n.Trf(s.Lang, "agent %s: access_level %s runs as %s, the min_mode of the organisation policy %s",
 				agentName(s.agent), asked, s.Floor, cfg.Policy.Path))
 			asked = s.Floor
 		}

@@ -7,13 +7,15 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/moteur/moteur/atomicfile"
-	"github.com/moteur/moteur/event"
-	"github.com/moteur/moteur/session"
 	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
+
+	"github.com/moteur/moteur/atomicfile"
+	"github.com/moteur/moteur/event"
+	"github.com/moteur/moteur/i18n"
+	"github.com/moteur/moteur/session"
 )
 
 // The transcript of a session (TranscriptPath) is a plain copy of its
@@ -39,11 +41,11 @@ type eventLoader interface {
 // missing events appended; a torn last line is cut off first. One whose
 // last line is not an event of this session, or is an event the store does
 // not have yet, is rebuilt from the store, and warning says so.
-func catchUpTranscript(ctx context.Context, path, id string, last uint64, st eventLoader) (warning string, err error) {
+func catchUpTranscript(ctx context.Context, path, id string, last uint64, st eventLoader, lang i18n.Lang) (warning string, err error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return "", err
 	}
-	seq, damage, err := transcriptEnd(path, id, last)
+	seq, damage, err := transcriptEnd(path, id, last, lang)
 	if err != nil {
 		return "", err
 	}
@@ -51,7 +53,7 @@ func catchUpTranscript(ctx context.Context, path, id string, last uint64, st eve
 		if err := rebuildTranscript(ctx, path, id, st); err != nil {
 			return "", err
 		}
-		return fmt.Sprintf("session %s: its transcript %s %s: rebuilt from the store", id, path, damage), nil
+		return i18n.Trf(lang, "session %s: its transcript %s %s: rebuilt from the store", id, path, damage), nil
 	}
 	if seq == last {
 		return "", nil
@@ -75,7 +77,7 @@ func catchUpTranscript(ctx context.Context, path, id string, last uint64, st eve
 // transcriptEnd reads the seq of the transcript's last event (0 for a
 // missing or empty file), after cutting off a torn last line. damage says
 // what is wrong with a last line that cannot be caught up from.
-func transcriptEnd(path, id string, last uint64) (seq uint64, damage string, err error) {
+func transcriptEnd(path, id string, last uint64, lang i18n.Lang) (seq uint64, damage string, err error) {
 	f, err := os.OpenFile(path, os.O_RDWR, 0)
 	if errors.Is(err, fs.ErrNotExist) {
 		return 0, "", nil
@@ -97,7 +99,7 @@ func transcriptEnd(path, id string, last uint64) (seq uint64, damage string, err
 	case err != nil:
 		return 0, "", err
 	case !found && end > maxTranscriptLine:
-		return 0, fmt.Sprintf("ends in a line longer than %d MiB", maxTranscriptLine>>20), nil
+		return 0, i18n.Trf(lang, "ends in a line longer than %d MiB", maxTranscriptLine>>20), nil
 	case nl+1 < end:
 		// A torn last line: the event is in the store, and is appended
 		// again below.
@@ -114,7 +116,7 @@ func transcriptEnd(path, id string, last uint64) (seq uint64, damage string, err
 	case err != nil:
 		return 0, "", err
 	case !found && end-1 > maxTranscriptLine:
-		return 0, fmt.Sprintf("ends in a line longer than %d MiB", maxTranscriptLine>>20), nil
+		return 0, i18n.Trf(lang, "ends in a line longer than %d MiB", maxTranscriptLine>>20), nil
 	}
 	line := make([]byte, end-1-(start+1))
 	if _, err := f.ReadAt(line, start+1); err != nil {
@@ -123,13 +125,13 @@ func transcriptEnd(path, id string, last uint64) (seq uint64, damage string, err
 	e, err := event.Decode(line)
 	switch {
 	case err != nil:
-		return 0, "ends in a line that is not an event", nil
+		return 0, i18n.Tr(lang, "ends in a line that is not an event"), nil
 	case e.SessionID != id:
-		return 0, fmt.Sprintf("ends in an event of session %q", e.SessionID), nil
+		return 0, i18n.Trf(lang, "ends in an event of session %q", e.SessionID), nil
 	case e.Seq == 0 || e.Ephemeral:
-		return 0, "ends in an event that is never stored", nil
+		return 0, i18n.Tr(lang, "ends in an event that is never stored"), nil
 	case e.Seq > last:
-		return 0, fmt.Sprintf("ends at seq %d, and the store at seq %d", e.Seq, last), nil
+		return 0, i18n.Trf(lang, "ends at seq %d, and the store at seq %d", e.Seq, last), nil
 	}
 	return e.Seq, "", nil
 }

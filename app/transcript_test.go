@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/moteur/moteur/event"
+	"github.com/moteur/moteur/i18n"
 	"github.com/moteur/moteur/session"
 )
 
@@ -56,7 +57,7 @@ func TestTranscriptCatchUp(t *testing.T) {
 				writeFile(t, path, tc.before)
 			}
 			st := &countingStore{evs: evs}
-			warning, err := catchUpTranscript(t.Context(), path, id, uint64(len(evs)), st)
+			warning, err := catchUpTranscript(t.Context(), path, id, uint64(len(evs)), st, i18n.EN)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -84,7 +85,7 @@ func TestTranscriptCatchUp(t *testing.T) {
 
 func TestTranscriptOfANewSessionIsLeftToTheSink(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "transcripts", "s-new.jsonl")
-	warning, err := catchUpTranscript(t.Context(), path, "s-new", 0, &countingStore{})
+	warning, err := catchUpTranscript(t.Context(), path, "s-new", 0, &countingStore{}, i18n.EN)
 	if err != nil || warning != "" {
 		t.Fatalf("%q, %v", warning, err)
 	}
@@ -105,7 +106,7 @@ func TestAnUpToDateTranscriptIsNotRewritten(t *testing.T) {
 	writeFile(t, path, jsonLines(t, evs))
 	check := unchanged(t, path)
 	st := &countingStore{evs: evs}
-	if _, err := catchUpTranscript(t.Context(), path, id, n, st); err != nil {
+	if _, err := catchUpTranscript(t.Context(), path, id, n, st, i18n.EN); err != nil {
 		t.Fatal(err)
 	}
 	check()

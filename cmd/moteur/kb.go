@@ -172,7 +172,7 @@ func (c *cli) kbRmCmd(g *globalFlags) *cobra.Command {
 func (c *cli) removeBase(ctx context.Context, s *kb.Store, name string, yes bool) error {
 	b, err := s.Base(ctx, name)
 	if err != nil {
-		return kbError(err)
+		return kbError(app.KnowledgeBaseError(ctx, c.lang, s, []string{name}, err))
 	}
 	what := c.trf("knowledge base %s (%s, %s)", b.Name,
 		plural(b.Documents, c.tr("1 document"), c.tr("%d documents")), plural(b.Chunks, c.tr("1 passage"), c.tr("%d passages")))
@@ -197,7 +197,7 @@ func (c *cli) removeBase(ctx context.Context, s *kb.Store, name string, yes bool
 // path is tried, and any not found makes the exit status 2.
 func (c *cli) removeDocuments(ctx context.Context, s *kb.Store, base string, paths []string) error {
 	if _, err := s.Base(ctx, base); err != nil {
-		return kbError(err)
+		return kbError(app.KnowledgeBaseError(ctx, c.lang, s, []string{base}, err))
 	}
 	var missing []string
 	for _, p := range paths {

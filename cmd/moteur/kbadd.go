@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/moteur/moteur/app"
 	"github.com/moteur/moteur/i18n"
 	"github.com/moteur/moteur/kb"
 )
@@ -36,7 +37,7 @@ func (c *cli) kbAddCmd(g *globalFlags) *cobra.Command {
 					if errors.Is(err, fs.ErrNotExist) {
 						return &statusError{code: exitUsage, err: err}
 					}
-					return kbError(err)
+					return kbError(app.KnowledgeBaseError(cmd.Context(), c.lang, s, args[:1], err))
 				}
 				if len(rep.Files) == 0 && err == nil {
 					if asJSON {

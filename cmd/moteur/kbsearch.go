@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/moteur/moteur/app"
 	"github.com/moteur/moteur/kb"
 )
 
@@ -33,7 +34,7 @@ func (c *cli) kbSearchCmd(g *globalFlags) *cobra.Command {
 			return c.withKB(cmd.Context(), g, func(s *kb.Store) error {
 				res, err := s.Search(cmd.Context(), q)
 				if err != nil {
-					return kbError(err)
+					return kbError(app.KnowledgeBaseError(cmd.Context(), c.lang, s, q.Bases, err))
 				}
 				if asJSON {
 					return c.writeJSON(res)
