@@ -2,85 +2,22 @@ package app
 
 import (
 	"errors"
-	"go/ast"
-	"go/parser"
-	"go/token"
-	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/moteur/moteur/agentstore"
 	"github.com/moteur/moteur/i18n"
+	"github.com/moteur/moteur/internal/i18ntest"
 	"github.com/moteur/moteur/kb"
 )
 
 // Every text package app translates (i18n.Tr, i18n.Trf) is a constant
 // string with a French translation: a French run says nothing in English.
 func TestEveryAppTextHasFrench(t *testing.T) {
-	names, err := filepath.Glob("*.go")
-	if err != nil {
-		t.Fatal(err)
-	}
-	fset := token.NewFileSet()
-	checked := 0
-	for _, n := range names {
-		if strings.HasSuffix(n, "_test.go") {
-			continue
-		}
-		f, err := parser.ParseFile(fset, n, nil, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		ast.Inspect(f, func(node ast.Node) bool {
-			call, ok := node.(*ast.CallExpr)
-			if !ok {
-				return true
-			}
-			sel, ok := call.Fun.(*ast.SelectorExpr)
-			if !ok || (sel.Sel.Name != "Tr" && sel.Sel.Name != "Trf") || len(call.Args) < 2 {
-				return true
-			}
-			if id, ok := sel.X.(*ast.Ident); !ok || id.Name != "i18n" {
-				return true
-			}
-			s, ok := constText(call.Args[1])
-			if !ok {
-				t.Errorf("%s: a translated text must be a constant string, so its translation can be checked", fset.Position(call.Args[1].Pos()))
-				return true
-			}
-			checked++
-			if _, ok := i18n.French(s); !ok {
-				t.Errorf("%s: no French for %q", fset.Position(call.Args[1].Pos()), s)
-			}
-			return true
-		})
-	}
-	if checked == 0 {
+	fset, files := i18ntest.Sources(t)
+	if i18ntest.CheckTranslated(t, fset, files, i18ntest.I18nCall, nil) == 0 {
 		t.Fatal("no translated text found: the check looked at nothing")
 	}
-}
-
-// constText evaluates a string literal or a sum of them.
-func constText(e ast.Expr) (string, bool) {
-	switch v := e.(type) {
-	case *ast.BasicLit:
-		if v.Kind != token.STRING {
-			return "", false
-		}
-		s, err := strconv.Unquote(v.Value)
-		return s, err == nil
-	case *ast.BinaryExpr:
-		if v.Op != token.ADD {
-			return "", false
-		}
-		a, ok1 := constText(v.X)
-		b, ok2 := constText(v.Y)
-		return a + b, ok1 && ok2
-	case *ast.ParenExpr:
-		return constText(v.X)
-	}
-	return "", false
 }
 
 // An unknown agent is said in the run's language, all of it (the sentinel's

@@ -2,10 +2,7 @@ package main
 
 import (
 	"go/ast"
-	"go/parser"
 	"go/token"
-	"os"
-	"path/filepath"
 	"regexp"
 	"sort"
 	"strconv"
@@ -16,6 +13,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/moteur/moteur/i18n"
+	"github.com/moteur/moteur/internal/i18ntest"
 )
 
 // treeIn builds the command tree as a run in language l sees it.
@@ -122,54 +120,6 @@ func flagUsages(cmd *cobra.Command) map[string]string {
 	return out
 }
 
-// sources parses the package's non-test files.
-func sources(t *testing.T) (*token.FileSet, []*ast.File) {
-	t.Helper()
-	names, err := filepath.Glob("*.go")
-	if err != nil {
-		t.Fatal(err)
-	}
-	fset := token.NewFileSet()
-	var files []*ast.File
-	for _, n := range names {
-		if strings.HasSuffix(n, "_test.go") {
-			continue
-		}
-		src, err := os.ReadFile(n)
-		if err != nil {
-			t.Fatal(err)
-		}
-		f, err := parser.ParseFile(fset, n, src, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		files = append(files, f)
-	}
-	return fset, files
-}
-
-// constString evaluates a string literal or a sum of them.
-func constString(e ast.Expr) (string, bool) {
-	switch v := e.(type) {
-	case *ast.BasicLit:
-		if v.Kind != token.STRING {
-			return "", false
-		}
-		s, err := strconv.Unquote(v.Value)
-		return s, err == nil
-	case *ast.BinaryExpr:
-		if v.Op != token.ADD {
-			return "", false
-		}
-		a, ok1 := constString(v.X)
-		b, ok2 := constString(v.Y)
-		return a + b, ok1 && ok2
-	case *ast.ParenExpr:
-		return constString(v.X)
-	}
-	return "", false
-}
-
 // translation reports whether call translates a text (c.tr, c.trf,
 // i18n.Tr, i18n.Trf) and which argument holds it.
 func translation(call *ast.CallExpr) (ast.Expr, bool) {
@@ -183,39 +133,21 @@ func translation(call *ast.CallExpr) (ast.Expr, bool) {
 			return call.Args[0], true
 		}
 	case "Tr", "Trf":
-		if id, ok := sel.X.(*ast.Ident); ok && id.Name == "i18n" && len(call.Args) > 1 {
-			return call.Args[1], true
-		}
+		return i18ntest.I18nCall(call)
 	}
 	return nil, false
 }
 
 // Every text the code translates has its French translation.
 func TestEveryTranslatedTextHasFrench(t *testing.T) {
-	fset, files := sources(t)
-	for _, f := range files {
-		ast.Inspect(f, func(n ast.Node) bool {
-			if fn, ok := n.(*ast.FuncDecl); ok && fn.Recv != nil && (fn.Name.Name == "tr" || fn.Name.Name == "trf") {
-				return false // the translation itself: its text is a parameter
-			}
-			call, ok := n.(*ast.CallExpr)
-			if !ok {
-				return true
-			}
-			arg, ok := translation(call)
-			if !ok {
-				return true
-			}
-			s, ok := constString(arg)
-			if !ok {
-				t.Errorf("%s: a translated text must be a constant string, so its translation can be checked", fset.Position(arg.Pos()))
-				return true
-			}
-			if _, ok := i18n.French(s); !ok {
-				t.Errorf("%s: no French for %q", fset.Position(arg.Pos()), s)
-			}
-			return true
-		})
+	fset, files := i18ntest.Sources(t)
+	// The translation itself: its text is a parameter.
+	skip := func(n ast.Node) bool {
+		fn, ok := n.(*ast.FuncDecl)
+		return ok && fn.Recv != nil && (fn.Name.Name == "tr" || fn.Name.Name == "trf")
+	}
+	if i18ntest.CheckTranslated(t, fset, files, translation, skip) == 0 {
+		t.Fatal("no translated text found: the check looked at nothing")
 	}
 }
 
@@ -241,7 +173,7 @@ func exempt(m map[string]string) {
 // that reads as prose is either translated or listed, with its reason, in
 // untranslated.
 func TestNoProseOutsideTheCatalogue(t *testing.T) {
-	fset, files := sources(t)
+	fset, files := i18ntest.Sources(t)
 	for _, f := range files {
 		ast.Inspect(f, func(n ast.Node) bool {
 			switch v := n.(type) {
