@@ -15,7 +15,6 @@ import (
 	"github.com/moteur/moteur/engine"
 	"github.com/moteur/moteur/event"
 	"github.com/moteur/moteur/i18n"
-	"github.com/moteur/moteur/kb"
 	"github.com/moteur/moteur/policy"
 	"github.com/moteur/moteur/provider/openai/openaitest"
 	"github.com/moteur/moteur/session"
@@ -375,27 +374,9 @@ func TestQuickAgent(t *testing.T) {
 	srv := openaitest.NewServer(t, openaitest.Answer("Trente jours [c1]."))
 	e := newTestEnv(t)
 	e.vars["MOTEUR_BASE_URL"] = srv.BaseURL()
-	docs := t.TempDir()
-	writeFile(t, filepath.Join(docs, "conges.md"), "# Congés\n\nChaque salarié a trente jours de congés payés par an.\n")
+	knowledgeEnv(t, e)
 	o := e.options("s-quick")
 	o.NoModel = true
-	st, err := LoadSettings(o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	store, err := st.OpenKnowledge(t.Context())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := store.Create(t.Context(), "rh", kb.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := store.Ingest(t.Context(), "rh", []string{docs}, kb.IngestOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	if err := store.Close(); err != nil {
-		t.Fatal(err)
-	}
 	o.Agent = &agentconfig.Agent{ID: "ag-q", Name: "rapide", Config: agentconfig.CustomAgentConfig{
 		ModelID: "quick-model", Temperature: 0.1, MaxCompletionTokens: 300, KnowledgeBases: []string{"rh"}}}
 	q, err := OpenQuick(t.Context(), o)
