@@ -88,27 +88,28 @@ func (s *Settings) openBases(ctx context.Context, bases []string) (*kb.Store, er
 }
 
 // knowledgeTools opens the knowledge bases of sel and gives the agent
-// their tools in reg, those allow lets through (nil: all); it returns the
-// store and the bases, nil when there is no base or no such tool.
-func (s *Settings) knowledgeTools(ctx context.Context, sel knowledgeSelection, reg *tools.Registry, allow func(string) bool) (*kb.Store, []string, error) {
+// their tools in st's registry, those allow lets through (nil: all); it
+// returns the store and the bases, nil when there is no base or no such
+// tool, and the prompt section of the data tools ("" without them).
+func (s *Settings) knowledgeTools(ctx context.Context, sel knowledgeSelection, st *sessionTools, allow func(string) bool) (*kb.Store, []string, string, error) {
 	if !sel.all && len(sel.bases) == 0 || allow != nil && !slices.ContainsFunc(knowledgeToolNames, allow) {
-		return nil, nil, nil
+		return nil, nil, "", nil
 	}
-	st, err := s.openBases(ctx, sel.bases)
+	ks, err := s.openBases(ctx, sel.bases)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, "", err
 	}
 	bases := sel.bases
 	if sel.all {
-		if bases, err = baseNames(ctx, st); err != nil || len(bases) == 0 {
-			return nil, nil, errors.Join(err, st.Close())
+		if bases, err = baseNames(ctx, ks); err != nil || len(bases) == 0 {
+			return nil, nil, "", errors.Join(err, ks.Close())
 		}
 	}
-	register := func(r *tools.Registry) error { return kbtools.Register(r, kbtools.Config{Store: st, Bases: bases}) }
-	if err := registerAllowed(reg, allow, register); err != nil {
-		return nil, nil, errors.Join(fmt.Errorf("register knowledge tools: %w", err), st.Close())
+	register := func(r *tools.Registry) error { return kbtools.Register(r, kbtools.Config{Store: ks, Bases: bases}) }
+	if err := registerAllowed(st.reg, allow, register); err != nil {
+		return nil, nil, "", errors.Join(fmt.Errorf("register knowledge tools: %w", err), ks.Close())
 	}
-	return st, bases, nil
+	return ks, bases, "", nil
 }
 
 // baseNames are the names of every base of st.

@@ -90,6 +90,15 @@ type Options struct {
 	Interactive bool
 	// NoMCP starts no MCP server.
 	NoMCP bool
+	// Web offers the web tools (`--web`, a request's web_search_enabled):
+	// web_fetch, and web_search when the configuration names a search
+	// provider. Without it, the agent's web_search_enabled decides, and
+	// with no agent the user's web: section (see web.go). The airgapped
+	// profile offers none whatever is asked.
+	Web bool
+	// NoWeb offers no web tool, whatever the agent and the configuration
+	// say (`--no-web`).
+	NoWeb bool
 	// Agent is the custom agent the session runs as (nil: the
 	// configuration's defaults; see ResolveAgent to find one by name).
 	// Settings.Open runs it in the agent loop and Settings.OpenQuick in the

@@ -123,12 +123,21 @@ func (s *Settings) Open(ctx context.Context) (_ *Session, err error) {
 		deps.SkillsSection = section
 	}
 	var named []string
-	if ses.kb, named, err = s.knowledgeTools(ctx, bases, ses.tools.reg, allow); err != nil {
+	var dataSection string
+	if ses.kb, named, dataSection, err = s.knowledgeTools(ctx, bases, ses.tools, allow); err != nil {
 		return nil, err
 	}
-	if ses.kb != nil {
+	if ses.kb != nil && len(named) > 0 {
 		deps.SystemPrompt += "\n\n" + i18n.KnowledgePrompt(s.Lang, strings.Join(named, ", "), s.citations())
 	}
+	if dataSection != "" {
+		deps.SystemPrompt += "\n\n" + dataSection
+	}
+	notes, err := s.webTools(ses.tools.reg, ses.tools.web)
+	if err != nil {
+		return nil, err
+	}
+	ses.Warnings = append(ses.Warnings, notes...)
 	// The agent's prompt comes after Moteur's, whose rules prevail.
 	if section := agentPrompt(s.Lang, s.agent); section != "" {
 		deps.SystemPrompt += "\n\n" + section

@@ -1,7 +1,9 @@
 package app
 
 import (
+	"errors"
 	"fmt"
+	"io"
 	"path/filepath"
 
 	"github.com/moteur/moteur/classify"
@@ -11,6 +13,7 @@ import (
 	"github.com/moteur/moteur/tools/files"
 	"github.com/moteur/moteur/tools/plan"
 	"github.com/moteur/moteur/tools/shell"
+	"github.com/moteur/moteur/tools/web"
 )
 
 // sessionTools are the tools of one session: the planning tools, the file
@@ -19,7 +22,15 @@ type sessionTools struct {
 	reg   *tools.Registry
 	files *files.Set // closed with the session
 	shell *shell.Exec
+	// web keeps the pages the web tools read, which read_file serves.
+	web web.Snapshots
+	// closers are closed with the session's tools, after the file tools:
+	// what other tools hold for the session (the data tools' databases).
+	closers []io.Closer
 }
+
+// onClose has c closed with the session's tools.
+func (st *sessionTools) onClose(c io.Closer) { st.closers = append(st.closers, c) }
 
 // newSessionTools makes the tools of a session in the project at root: the
 // file tools confined to root, saving what they replace in blobs (so that
@@ -56,7 +67,7 @@ func newSessionTools(root string, blobs effect.Blobs, sandbox string, cl *classi
 	if err != nil {
 		return nil, fmt.Errorf("register tools: %w", err)
 	}
-	st := &sessionTools{reg: reg, files: fs}
+	st := &sessionTools{reg: reg, files: fs, web: web.NewMemorySnapshots(0)}
 	defer func() {
 		if err != nil {
 			_ = st.close()
@@ -110,5 +121,11 @@ func registerAllowed(reg *tools.Registry, allow func(string) bool, register func
 	return nil
 }
 
-// close releases the file tools' root.
-func (st *sessionTools) close() error { return st.files.Close() }
+// close releases the file tools' root and what the other tools hold.
+func (st *sessionTools) close() error {
+	err := st.files.Close()
+	for _, c := range st.closers {
+		err = errors.Join(err, c.Close())
+	}
+	return err
+}

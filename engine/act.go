@@ -14,6 +14,7 @@ import (
 	"github.com/moteur/moteur/event"
 	"github.com/moteur/moteur/i18n"
 	"github.com/moteur/moteur/llm"
+	"github.com/moteur/moteur/policy"
 	"github.com/moteur/moteur/tools"
 )
 
@@ -138,6 +139,12 @@ func (t *turn) runCall(ctx context.Context, i int, c llm.ToolCall, sem chan stru
 	start := t.e.now()
 	ctx = tools.WithCall(ctx, tools.CallInfo{Session: t.s.id, CallID: c.ID})
 	ctx = cite.WithTable(ctx, t.conv().aliases)
+	if t.s.sensitive() {
+		// A tool that sends on its own (a web search) must keep a
+		// sensitive session's text to local receivers, as the routing
+		// does for the model requests.
+		ctx = policy.WithSensitive(ctx)
+	}
 	ctx, finished := t.progress(ctx, c)
 	res := t.execute(ctx, c)
 	finished()

@@ -9,6 +9,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/moteur/moteur/cite"
 	"github.com/moteur/moteur/event"
 	"github.com/moteur/moteur/llm"
 	"github.com/moteur/moteur/policy"
@@ -68,7 +69,7 @@ func (t *turn) authorize(ctx context.Context, calls []llm.ToolCall) []grant {
 			grants[i] = grant{allowed: true}
 			continue
 		}
-		name, args := t.judgedAs(c)
+		name, args := t.judgedAs(ctx, c)
 		req := policy.Request{Session: t.s.id, Tool: name, Risk: t.risk(c), Args: args, Confirm: t.mustConfirm(c)}
 		v := policy.Verdict{Decision: policy.Allow}
 		if perms != nil {
@@ -211,15 +212,22 @@ func summarize(c llm.ToolCall) string {
 // call itself, or, for a tool that runs another under its own name
 // (tools.Proxy: call_mcp_tool), the tool it runs, so that the rules and the
 // organisation's denied tools written for that one apply whatever door the
-// model used.
-func (t *turn) judgedAs(c llm.ToolCall) (string, json.RawMessage) {
+// model used; and the session's aliases in the arguments replaced by what
+// they stand for (tools.AliasResolver: web_fetch's wN), so that a rule on
+// a domain holds whatever name the model gave its page.
+func (t *turn) judgedAs(ctx context.Context, c llm.ToolCall) (string, json.RawMessage) {
 	name, args := c.Name, json.RawMessage(c.Arguments)
-	if tool, ok := t.lookup(c.Name); ok {
-		if p, ok := tool.(tools.Proxy); ok {
-			if n, a, ok := p.ProxyFor(args); ok {
-				return n, a
-			}
+	tool, ok := t.lookup(c.Name)
+	if !ok {
+		return name, args
+	}
+	if p, ok := tool.(tools.Proxy); ok {
+		if n, a, ok := p.ProxyFor(args); ok {
+			return n, a
 		}
+	}
+	if r, ok := tool.(tools.AliasResolver); ok {
+		args = r.ResolveAliases(cite.WithTable(ctx, t.conv().aliases), args)
 	}
 	return name, args
 }

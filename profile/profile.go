@@ -82,6 +82,10 @@ type Profile struct {
 
 	// NoWebTools: web_search and web_fetch are not registered (airgapped).
 	NoWebTools bool
+
+	// ConfirmWebFetch: every call that fetches a web page asks the user
+	// first, whatever the mode and the allow rules say (restricted).
+	ConfirmWebFetch bool
 }
 
 // euJurisdictions are the EU's TLD and those of its 27 member states: the
@@ -102,13 +106,13 @@ func Get(n Name) Profile {
 		return Profile{Name: Standard}
 	case Restricted:
 		return Profile{Name: Restricted, EnforceClassification: true, RequireAllowlist: true,
-			Jurisdictions: slices.Clone(euJurisdictions)}
+			Jurisdictions: slices.Clone(euJurisdictions), ConfirmWebFetch: true}
 	case Airgapped:
 		return Profile{Name: Airgapped, EnforceClassification: true, RequireAllowlist: true,
-			LocalOnly: true, NoWebTools: true}
+			LocalOnly: true, NoWebTools: true, ConfirmWebFetch: true}
 	}
 	return Profile{Name: n, EnforceClassification: true, RequireAllowlist: true,
-		Jurisdictions: slices.Clone(euJurisdictions), LocalOnly: true, NoWebTools: true}
+		Jurisdictions: slices.Clone(euJurisdictions), LocalOnly: true, NoWebTools: true, ConfirmWebFetch: true}
 }
 
 // OutsideJurisdiction reports whether a provider host lies outside

@@ -28,18 +28,18 @@ func TestParse(t *testing.T) {
 
 func TestGetSwitches(t *testing.T) {
 	std := Get(Standard)
-	if std.Name != Standard || (std.EnforceClassification || std.RequireAllowlist || std.LocalOnly || std.NoWebTools || len(std.Jurisdictions) > 0) {
+	if std.Name != Standard || (std.EnforceClassification || std.RequireAllowlist || std.LocalOnly || std.NoWebTools || std.ConfirmWebFetch || len(std.Jurisdictions) > 0) {
 		t.Errorf("standard switches something on: %+v", std)
 	}
 	if Get("").Name != Standard {
 		t.Errorf("Get(\"\") = %+v, want standard", Get(""))
 	}
 	r := Get(Restricted)
-	if !r.EnforceClassification || !r.RequireAllowlist || r.LocalOnly || r.NoWebTools || !slices.Contains(r.Jurisdictions, ".fr") || !slices.Contains(r.Jurisdictions, ".eu") {
+	if !r.EnforceClassification || !r.RequireAllowlist || r.LocalOnly || r.NoWebTools || !r.ConfirmWebFetch || !slices.Contains(r.Jurisdictions, ".fr") || !slices.Contains(r.Jurisdictions, ".eu") {
 		t.Errorf("restricted = %+v", r)
 	}
 	a := Get(Airgapped)
-	if !a.EnforceClassification || !a.RequireAllowlist || !a.LocalOnly || !a.NoWebTools {
+	if !a.EnforceClassification || !a.RequireAllowlist || !a.LocalOnly || !a.NoWebTools || !a.ConfirmWebFetch {
 		t.Errorf("airgapped = %+v", a)
 	}
 }
@@ -47,7 +47,7 @@ func TestGetSwitches(t *testing.T) {
 // A name that bypassed Parse gets every switch: it must not loosen anything.
 func TestGetUnknownIsStrictest(t *testing.T) {
 	p := Get("typo")
-	if !p.EnforceClassification || !p.RequireAllowlist || !p.LocalOnly || !p.NoWebTools || len(p.Jurisdictions) == 0 {
+	if !p.EnforceClassification || !p.RequireAllowlist || !p.LocalOnly || !p.NoWebTools || !p.ConfirmWebFetch || len(p.Jurisdictions) == 0 {
 		t.Errorf("Get(typo) = %+v, want every switch on", p)
 	}
 }

@@ -223,6 +223,7 @@ func (s *Server) open(ctx context.Context, req turnRequest) (runner, error) {
 	o := s.options(req.SessionID)
 	o.Agent = req.Agent
 	o.KnowledgeBases = req.Bases
+	o.Web = req.Web
 	if req.ReasoningEffort != "" {
 		o.ReasoningEffort = req.ReasoningEffort
 	}

@@ -24,6 +24,8 @@ type askFlags struct {
 	agent string
 	// effort is --effort: the reasoning effort over the agent's.
 	effort string
+	// web is --web and --no-web: web results beside the passages.
+	web webFlags
 }
 
 func (c *cli) askCmd(g *globalFlags) *cobra.Command {
@@ -51,6 +53,7 @@ func (c *cli) askCmd(g *globalFlags) *cobra.Command {
 	cmd.Flags().StringVar(&f.agent, "agent", "", c.tr("answer as the agent `NAME` (by id or name): its model, temperature, max tokens,\n"+
 		"knowledge bases (--kb narrows within them) and prompt"))
 	c.addEffortFlag(cmd, &f.effort)
+	c.addWebFlags(cmd, &f.web)
 	c.addSessionFlags(cmd, &f.session)
 	return cmd
 }
@@ -65,12 +68,16 @@ func (c *cli) ask(ctx context.Context, g *globalFlags, f *askFlags, question str
 			return err
 		}
 	}
+	if err := c.checkWebFlags(f.web); err != nil {
+		return err
+	}
 	o, err := c.options(g)
 	if err != nil {
 		return err
 	}
 	o.SessionID, o.KnowledgeBases, o.SearchMode, o.NoModel = f.session, f.bases, mode, true
 	o.ReasoningEffort = f.effort
+	f.web.apply(&o)
 	if err := c.withAgent(ctx, &o, f.agent); err != nil {
 		return err
 	}

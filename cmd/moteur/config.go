@@ -39,6 +39,8 @@ type agentFlags struct {
 	agent string
 	// effort is --effort: the reasoning effort over the agent's.
 	effort string
+	// web is --web and --no-web.
+	web webFlags
 	// changed reports whether a flag was given (cobra's FlagSet.Changed):
 	// an agent's max_iterations holds unless --max-iterations is.
 	changed func(name string) bool
@@ -49,6 +51,7 @@ type agentFlags struct {
 func (c *cli) addAgentFlags(cmd *cobra.Command, f *agentFlags) {
 	addAgentFlagsIn(c.lang, cmd, f)
 	c.addEffortFlag(cmd, &f.effort)
+	c.addWebFlags(cmd, &f.web)
 }
 
 func addAgentFlagsIn(l i18n.Lang, cmd *cobra.Command, f *agentFlags) {
@@ -108,6 +111,9 @@ func (c *cli) checkAgentFlags(g *globalFlags, f *agentFlags) error {
 	}
 	if f.approvalTimeout <= 0 {
 		return usageErrorf(c.tr("invalid --approval-timeout %s: want a positive duration (e.g. 30s, 10m)"), f.approvalTimeout)
+	}
+	if err := c.checkWebFlags(f.web); err != nil {
+		return err
 	}
 	if f.maxIterations < 1 {
 		return usageErrorf(c.tr("invalid --max-iterations %d: want 1 or more"), f.maxIterations)

@@ -43,6 +43,7 @@ func (f *agentFlags) apply(o *app.Options) {
 	o.ApprovalTimeout = f.approvalTimeout
 	o.KnowledgeBases = f.kb
 	o.TrustProject = f.trustProject
+	f.web.apply(o)
 }
 
 // projectRoot is the project of a command: the working directory, absolute.

@@ -37,7 +37,7 @@ func (f *fetcher) fetch(parent context.Context, u *url.URL, timeout time.Duratio
 	}
 	ctx, cancel := context.WithTimeout(parent, timeout)
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
+	req, err := http.NewRequestWithContext(withAsked(ctx, u.String()), http.MethodGet, u.String(), nil)
 	if err != nil {
 		return fetched{}, failure(codeInvalidURL, false, "invalid URL %q: %v", u.Redacted(), err)
 	}

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/url"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -159,10 +160,14 @@ func newSearcher(cfg SearchConfig, web Config) (*searcher, error) {
 	if err != nil {
 		return nil, fmt.Errorf("web.search: %w", err)
 	}
+	// The provider is the user's own choice (a SearXNG on this machine is
+	// the sovereign default): its address may be private without being
+	// listed again in allow_private_hosts, which governs the pages.
+	private := append(slices.Clone(web.AllowPrivateHosts), hostPort(req.URL))
 	return &searcher{cfg: cfg, p: p, host: req.URL.Hostname(),
 		// An API does not redirect: a redirect is refused rather than
 		// followed somewhere the gate did not see.
-		client: netguard.New(netguard.Config{AllowPrivateHosts: web.AllowPrivateHosts, MaxRedirects: -1,
+		client: netguard.New(netguard.Config{AllowPrivateHosts: private, MaxRedirects: -1,
 			Timeout: cfg.Timeout, Resolver: web.Resolver, Dial: web.Dial, TLS: web.TLS}),
 		wait: sleep,
 	}, nil

@@ -50,6 +50,10 @@ type Send struct {
 	// with local: true, or a host of allow_private_hosts. Only a local
 	// receiver may get a sensitive session's text.
 	Local bool
+	// Redirect reports a URL the call did not name: a redirect of the
+	// page it asked for. The call was judged on the URL it named; a gate
+	// must judge this one itself.
+	Redirect bool
 }
 
 // Gate decides whether a send may leave: the host allowlist and the
@@ -98,6 +102,10 @@ type Config struct {
 	// MaxParallel bounds the pages fetched at once (0:
 	// DefaultMaxParallel).
 	MaxParallel int
+	// ConfirmFetch has the user confirm every call that fetches a page
+	// (web_fetch, web_search with content), whatever the mode and the
+	// allow rules say (profile restricted).
+	ConfirmFetch bool
 
 	// Resolver, Dial and TLS replace the network for tests (nil: the
 	// system's).
@@ -174,7 +182,9 @@ func newScope(cfg Config) (*scope, error) {
 
 // checkURL puts a URL about to be requested to the gate.
 func (s *scope) checkURL(ctx context.Context, u *url.URL) error {
-	err := s.cfg.Gate.CheckWeb(ctx, Send{Kind: SendFetch, Host: u.Hostname(), Text: u.String(), Local: s.client.Allowed(hostPort(u))})
+	text := u.String()
+	err := s.cfg.Gate.CheckWeb(ctx, Send{Kind: SendFetch, Host: u.Hostname(), Text: text, Local: s.client.Allowed(hostPort(u)),
+		Redirect: askedFrom(ctx) != text})
 	if err != nil {
 		return &deniedError{err}
 	}
@@ -204,4 +214,17 @@ func (e *deniedError) Unwrap() error { return e.err }
 // errResult is a failed call the model can correct.
 func errResult(err error) (tools.Result, error) {
 	return tools.Result{Content: err.Error(), IsError: true}, nil
+}
+
+// askedKey marks a request's context with the URL the call named, so that
+// checkURL tells its redirects apart.
+type askedKey struct{}
+
+func withAsked(ctx context.Context, u string) context.Context {
+	return context.WithValue(ctx, askedKey{}, u)
+}
+
+func askedFrom(ctx context.Context) string {
+	u, _ := ctx.Value(askedKey{}).(string)
+	return u
 }
