@@ -46,7 +46,9 @@ func OpenQuick(ctx context.Context, o Options) (*Quick, error) {
 // none; a base that does not exist is an error wrapping kb.ErrNotFound,
 // and no session is stored for it), the models of the configuration behind
 // the outbound check (none: the extractive provider quotes the passages),
-// then the session, continued when it is stored.
+// then the session, continued when it is stored. When the session would
+// offer the web tools and a search provider is configured, the web is
+// searched beside the bases (quickWeb).
 func (s *Settings) OpenQuick(ctx context.Context) (_ *Quick, err error) {
 	o := s.opts
 	bases, err := s.quickBases()
@@ -86,6 +88,9 @@ func (s *Settings) OpenQuick(ctx context.Context) (_ *Quick, err error) {
 		return nil, err
 	}
 	q.Warnings = append(q.Warnings, keyWarnings(s.Config, s.Lang)...)
+	var webNotes []string
+	cfg.Web, webNotes = s.quickWeb(cfg.Outbound)
+	q.Warnings = append(q.Warnings, webNotes...)
 	if q.pipeline, err = rag.New(cfg); err != nil {
 		return nil, err
 	}

@@ -53,6 +53,9 @@ type Ref struct {
 // Where is the place a user looks the ref up: the file name, its page
 // when known, and the section ("libtasn1.pdf p. 12 › 4 Functions").
 func (r Ref) Where() string {
+	if r.Kind == Web {
+		return r.Path // the page's URL: its last segment alone says nothing
+	}
 	where := path.Base(filepath.ToSlash(r.Path))
 	if r.Path == "" {
 		where = ""

@@ -84,6 +84,7 @@ func TestTableInContext(t *testing.T) {
 	}
 }
 
+// A web page is shown by its URL.
 func TestWhereShowsFilePageAndSection(t *testing.T) {
 	for _, c := range []struct {
 		ref  Ref
@@ -93,6 +94,7 @@ func TestWhereShowsFilePageAndSection(t *testing.T) {
 		{Ref{Path: "/d/libtasn1.pdf", Page: 3, Headings: "4 Functions"}, "libtasn1.pdf p. 3 › 4 Functions"},
 		{Ref{Path: "notes.md", Headings: "A > B"}, "notes.md › A > B"},
 		{Ref{Path: "notes.md"}, "notes.md"},
+		{Ref{Kind: Web, Path: "https://www.service-public.fr/particuliers/conges"}, "https://www.service-public.fr/particuliers/conges"},
 	} {
 		if got := c.ref.Where(); got != c.want {
 			t.Errorf("Where(%+v) = %q, want %q", c.ref, got, c.want)

@@ -2,6 +2,7 @@ package rag
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/moteur/moteur/cite"
@@ -10,12 +11,18 @@ import (
 	"github.com/moteur/moteur/provider/extractive"
 )
 
-// passages is the context of one answer: the hits under their aliases.
+// passages is the context of one answer: the hits under their aliases,
+// then the web results under theirs (none without a web searcher).
 type passages struct {
 	table      *cite.Table
 	sources    []cite.Ref // the passages given to the model, under their aliases
 	prompt     []extractive.Source
 	classified []string // the path rule of each passage's document, "" when none
+	// web and webPrompt are the web results (wN), after the passages in
+	// what the model reads; they are not classified: they come from the
+	// public web, and the outbound check still reads them before any send.
+	web       []cite.Ref
+	webPrompt []extractive.Source
 }
 
 // newContext gives each hit its alias in table (c1, c2… in rank order in a
@@ -35,7 +42,7 @@ func newContext(res kb.Result, table *cite.Table) *passages {
 
 func (p *passages) retrieved(query string, res kb.Result) event.KnowledgeRetrievedPayload {
 	k := event.KnowledgeRetrievedPayload{Query: query, RequestedMode: string(res.RequestedMode),
-		References: refs(p.sources), Candidates: res.Candidates, Reranked: res.Reranked,
+		References: refs(p.all()), Candidates: res.Candidates, Reranked: res.Reranked,
 		RerankRejected: res.RerankRejected, Hint: res.Hint}
 	for _, f := range res.Fallbacks {
 		k.Fallbacks = append(k.Fallbacks, fmt.Sprintf("%s: %s → %s (%s)", f.Base, f.From, f.To, f.Reason))
@@ -43,7 +50,24 @@ func (p *passages) retrieved(query string, res kb.Result) event.KnowledgeRetriev
 	return k
 }
 
-// cited maps the aliases text cites back to the passages.
+// all are the references of every source given, passages first.
+func (p *passages) all() []cite.Ref {
+	if len(p.web) == 0 {
+		return p.sources
+	}
+	return append(slices.Clip(p.sources), p.web...)
+}
+
+// allPrompt is what the model reads of every source, passages first: one
+// <sources> block, which the extractive provider quotes from as well.
+func (p *passages) allPrompt() []extractive.Source {
+	if len(p.webPrompt) == 0 {
+		return p.prompt
+	}
+	return append(slices.Clip(p.prompt), p.webPrompt...)
+}
+
+// cited maps the aliases text cites back to the passages and web results.
 func (p *passages) cited(text string) []cite.Ref { return p.table.Citations(text) }
 
 // refs is c, never nil: the events write an empty list, not null.

@@ -16,21 +16,24 @@ import (
 	"github.com/moteur/moteur/routing"
 )
 
-// generate writes the answer: with the first model that may receive the
-// passages and answers, retried as the engine retries a turn's request,
-// else extractively. A model that fails (down, refusing the key, unknown)
-// gives way to the extractive answer, with a warning that says why: the
-// passages found are still worth reading.
+// generate writes the answer from the passages and the web results: with
+// the first model that may receive them and answers, retried as the engine
+// retries a turn's request, else extractively. A model that fails (down,
+// refusing the key, unknown) gives way to the extractive answer, with a
+// warning that says why: the passages found are still worth reading.
 func (p *Pipeline) generate(ctx context.Context, question string, history []llm.Message, pc *passages, hint string, c call, rec *recorder) (Answer, error) {
 	msgs := append(textOnly(history),
-		llm.Message{Role: llm.RoleUser, Content: extractive.FormatPrompt(pc.prompt, question)})
+		llm.Message{Role: llm.RoleUser, Content: extractive.FormatPrompt(pc.allPrompt(), question)})
 	system := i18n.QuickAnswerPrompt(p.cfg.Lang, !p.cfg.NoCitations)
+	if len(pc.webPrompt) > 0 {
+		system += "\n" + webRule(p.cfg.Lang, !p.cfg.NoCitations)
+	}
 	if p.cfg.Instructions != "" {
 		system += "\n\n" + p.cfg.Instructions
 	}
 	req := llm.Request{Messages: append([]llm.Message{{Role: llm.RoleSystem, Content: system}}, msgs...),
 		MaxTokens: p.cfg.MaxTokens, Temperature: p.cfg.Temperature, NoThinking: p.cfg.NoThinking}
-	if len(pc.sources) == 0 {
+	if len(pc.sources) == 0 && len(pc.web) == 0 {
 		return p.nothingFound(hint, rec), nil
 	}
 	if p.cfg.Router != nil {

@@ -2,16 +2,21 @@
 // the question (rewritten to stand alone when there is a conversation and
 // a model), one retrieval over the knowledge bases (hybrid, reranked, MMR:
 // package kb), the passages put in a context under their aliases (cN), and
-// one generation that cites them. With no model configured, when no
-// configured model may receive the passages (classified content and no
-// local model), or when the models fail (retried as the engine retries,
-// then given up with a warning), provider/extractive answers by quoting
-// the passages.
+// one generation that cites them. With a web searcher (Config.Web), the
+// web is searched for the same question in parallel with the retrieval,
+// and its results join the context after the passages, cited wN in the
+// same alias table; a web search that fails or is refused leaves the
+// passages to answer alone, with a warning. With no model configured,
+// when no configured model may receive the passages (classified content
+// and no local model), or when the models fail (retried as the engine
+// retries, then given up with a warning), provider/extractive answers by
+// quoting the passages and web results.
 //
 // The pipeline reports what it does as events (UserMessage,
-// KnowledgeRetrieved, AssistantDelta, AssistantMessage with its citations,
-// TurnCompleted), like a turn of the agent loop, so the same renderers and
-// stores serve both modes. A Pipeline is safe for concurrent use.
+// KnowledgeRetrieved with the passages and web results, AssistantDelta,
+// AssistantMessage with its citations, TurnCompleted), like a turn of the
+// agent loop, so the same renderers and stores serve both modes. A
+// Pipeline is safe for concurrent use (its WebSearcher must be too).
 package rag
 
 import (
@@ -74,6 +79,9 @@ type Config struct {
 	// of a model, as the engine's Deps.RetryDelays (nil: DefaultRetryDelays;
 	// empty: no retry).
 	RetryDelays []time.Duration
+	// Web searches the web beside the knowledge bases, its results cited
+	// wN beside the passages' cN; nil: no web results.
+	Web WebSearcher
 }
 
 // Defaults.
@@ -140,8 +148,8 @@ type Answer struct {
 	Text string
 	// Query is what was searched (the question or its rewrite).
 	Query string
-	// Citations are the passages the text cites; Sources all those it was
-	// given.
+	// Citations are the passages and web results the text cites; Sources
+	// all those it was given, passages first.
 	Citations []cite.Ref
 	Sources   []cite.Ref
 	Provider  string
@@ -216,25 +224,37 @@ func WithAliases(t *cite.Table) Option {
 // ask records the question, searches, records what was found, then
 // generates. A first question (no history: no rewrite goes to a model) is
 // recorded once its search succeeded, so that a question that could not
-// be searched stores nothing — for a new session, no session at all.
+// be searched stores nothing — for a new session, no session at all;
+// unless the web is searched too: the query then leaves the machine, and
+// what is not in the audit log must not occur.
 func (p *Pipeline) ask(ctx context.Context, question string, history []llm.Message, c call, rec *recorder) (Answer, error) {
-	first := len(history) == 0
-	if !first {
+	late := len(history) == 0 && p.cfg.Web == nil
+	if !late {
 		rec.event(event.UserMessage, event.UserMessagePayload{Text: question}, false)
 		if rec.err != nil {
 			return Answer{}, rec.err
 		}
 	}
 	query := p.rewrite(ctx, question, history, rec)
+	webCtx, cancelWeb := context.WithCancel(ctx)
+	defer cancelWeb()
+	web := p.startWeb(webCtx, query, c)
 	res, err := p.cfg.Store.Search(ctx, kb.Query{Text: query, Mode: p.cfg.Mode, Bases: p.cfg.Bases, Limit: p.cfg.Passages})
 	if err != nil {
+		cancelWeb()
+		_, _ = web.wait() // nothing outlives the question
 		return Answer{}, err
 	}
-	if first {
+	webResults, webErr := web.wait()
+	if late {
 		rec.event(event.UserMessage, event.UserMessagePayload{Text: question}, false)
 	}
 	ctxt := newContext(res, c.aliases)
+	ctxt.addWeb(webResults, p.cfg.Lang)
 	rec.event(event.KnowledgeRetrieved, ctxt.retrieved(query, res), false)
+	if webErr != nil && ctx.Err() == nil {
+		p.webFailed(webErr, rec)
+	}
 	if !c.sensitive {
 		c.sensitive = p.classify(ctxt, rec)
 	}
@@ -249,7 +269,7 @@ func (p *Pipeline) ask(ctx context.Context, question string, history []llm.Messa
 	if err != nil {
 		return Answer{}, err
 	}
-	a.Query, a.Sources = query, ctxt.sources
+	a.Query, a.Sources = query, ctxt.all()
 	a.Citations = ctxt.cited(a.Text)
 	rec.event(event.AssistantMessage, event.AssistantMessagePayload{Text: a.Text, Finish: llm.FinishStop, Round: 1,
 		Usage: usagePtr(a.Usage), Provider: a.Provider, Model: a.Model, Citations: refs(a.Citations),
