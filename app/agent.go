@@ -16,6 +16,7 @@ import (
 	"github.com/moteur/moteur/session"
 	"github.com/moteur/moteur/skills"
 	kbtools "github.com/moteur/moteur/tools/kb"
+	"github.com/moteur/moteur/tools/web"
 )
 
 // A custom agent (Options.Agent) is seed 000's "Agent personnalisé": the
@@ -42,7 +43,7 @@ import (
 //     Options.MaxIterations may lower it. llm_call_timeout: the stall
 //     timeout of a stream.
 //   - allowed_tools: the built-in tools offered (plan, files, shell,
-//     knowledge, agent); [] none of them. MCP tools follow the MCP
+//     knowledge, data, agent); [] none of them. MCP tools follow the MCP
 //     selection and skills the skills selection.
 //   - system_prompt: added after Moteur's prompt, whose rules prevail.
 //   - kb_selection_mode: the bases the session may use (all, the listed
@@ -256,16 +257,21 @@ var knowledgeToolNames = []string{kbtools.SearchName, kbtools.ReadName, kbtools.
 
 // unknownTools are the agent's allowed_tools that Moteur does not have:
 // neither in the session's tools nor a tool it could have had (a knowledge
-// tool without a base, the agent tool).
+// tool without a base, a data tool without a table, the agent tool, a web
+// tool, which the agent's web_search_enabled and the request switch on,
+// not allowed_tools).
 func unknownTools(a *agentconfig.Agent, have []string) []string {
 	if a == nil {
 		return nil
 	}
 	var out []string
 	for _, name := range a.Config.AllowedTools {
-		if !slices.Contains(have, name) && !slices.Contains(knowledgeToolNames, name) && name != agents.ToolName {
-			out = append(out, name)
+		switch {
+		case slices.Contains(have, name), slices.Contains(knowledgeToolNames, name), slices.Contains(dataToolNames, name),
+			name == agents.ToolName, name == web.SearchName, name == web.FetchName:
+			continue
 		}
+		out = append(out, name)
 	}
 	return out
 }

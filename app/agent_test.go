@@ -175,12 +175,12 @@ func TestAgentUnknownToolIsAWarning(t *testing.T) {
 	o := e.options("s-unknown")
 	o.Lang = i18n.EN // the warning asserted in English
 	a := smartAgent("ag-data")
-	a.Config.AllowedTools = []string{"data_schema", "search_knowledge"}
+	a.Config.AllowedTools = []string{"no_such_tool", "search_knowledge"}
 	o.Agent = a
 	s := e.open(t, o)
 	joined := strings.Join(s.Warnings, "\n")
-	if !strings.Contains(joined, "data_schema is not a tool of Moteur") || strings.Contains(joined, "search_knowledge") {
-		t.Errorf("warnings %q, want one for data_schema only", s.Warnings)
+	if !strings.Contains(joined, "no_such_tool is not a tool of Moteur") || strings.Contains(joined, "search_knowledge") {
+		t.Errorf("warnings %q, want one for no_such_tool only", s.Warnings)
 	}
 }
 

@@ -15,6 +15,7 @@ import (
 	"github.com/moteur/moteur/provider/openai"
 	"github.com/moteur/moteur/session"
 	"github.com/moteur/moteur/tools"
+	"github.com/moteur/moteur/tools/data"
 	kbtools "github.com/moteur/moteur/tools/kb"
 )
 
@@ -88,11 +89,14 @@ func (s *Settings) openBases(ctx context.Context, bases []string) (*kb.Store, er
 }
 
 // knowledgeTools opens the knowledge bases of sel and gives the agent
-// their tools in st's registry, those allow lets through (nil: all); it
-// returns the store and the bases, nil when there is no base or no such
-// tool, and the prompt section of the data tools ("" without them).
+// their tools in st's registry, those allow lets through (nil: all): the
+// knowledge tools, and the data tools when a base holds a table. It
+// returns the store (nil when there is no base or no such tool), the bases
+// when the knowledge tools are offered, and the prompt section of the data
+// tools ("" without them).
 func (s *Settings) knowledgeTools(ctx context.Context, sel knowledgeSelection, st *sessionTools, allow func(string) bool) (*kb.Store, []string, string, error) {
-	if !sel.all && len(sel.bases) == 0 || allow != nil && !slices.ContainsFunc(knowledgeToolNames, allow) {
+	if !sel.all && len(sel.bases) == 0 ||
+		allow != nil && !slices.ContainsFunc(knowledgeToolNames, allow) && !slices.ContainsFunc(dataToolNames, allow) {
 		return nil, nil, "", nil
 	}
 	ks, err := s.openBases(ctx, sel.bases)
@@ -105,11 +109,47 @@ func (s *Settings) knowledgeTools(ctx context.Context, sel knowledgeSelection, s
 			return nil, nil, "", errors.Join(err, ks.Close())
 		}
 	}
-	register := func(r *tools.Registry) error { return kbtools.Register(r, kbtools.Config{Store: ks, Bases: bases}) }
-	if err := registerAllowed(st.reg, allow, register); err != nil {
-		return nil, nil, "", errors.Join(fmt.Errorf("register knowledge tools: %w", err), ks.Close())
+	var named []string
+	if allow == nil || slices.ContainsFunc(knowledgeToolNames, allow) {
+		register := func(r *tools.Registry) error { return kbtools.Register(r, kbtools.Config{Store: ks, Bases: bases}) }
+		if err := registerAllowed(st.reg, allow, register); err != nil {
+			return nil, nil, "", errors.Join(fmt.Errorf("register knowledge tools: %w", err), ks.Close())
+		}
+		named = bases
 	}
-	return ks, bases, "", nil
+	section, err := s.dataTools(ctx, ks, bases, st, allow)
+	if err != nil {
+		return nil, nil, "", errors.Join(err, ks.Close())
+	}
+	if named == nil && section == "" {
+		// An agent of the data tools alone, and no table: nothing uses
+		// the bases.
+		return nil, nil, "", ks.Close()
+	}
+	return ks, named, section, nil
+}
+
+// dataTools gives the agent the data tools allow lets through when a base
+// holds a table, their databases dropped with the session's tools, and
+// returns their prompt section ("" without them).
+func (s *Settings) dataTools(ctx context.Context, ks *kb.Store, bases []string, st *sessionTools, allow func(string) bool) (string, error) {
+	if allow != nil && !slices.ContainsFunc(dataToolNames, allow) {
+		return "", nil
+	}
+	tables, err := tabularDocuments(ctx, ks, bases)
+	if err != nil || len(tables) == 0 {
+		return "", err
+	}
+	set, err := data.New(data.Config{Documents: newKBTables(ks, bases)})
+	if err != nil {
+		return "", fmt.Errorf("data tools: %w", err)
+	}
+	st.onClose(set)
+	if err := registerAllowed(st.reg, allow, set.Register); err != nil {
+		return "", fmt.Errorf("register data tools: %w", err)
+	}
+	_, withList := st.reg.Lookup(kbtools.ListName)
+	return dataPrompt(s.Lang, tables, withList, s.citations()), nil
 }
 
 // baseNames are the names of every base of st.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"time"
 )
 
@@ -79,6 +80,31 @@ func (s *Store) Documents(ctx context.Context, base, keyword string, page, pageS
 		return nil, 0, fmt.Errorf("list documents of %s: %w", b.Name, err)
 	}
 	return docs, total, nil
+}
+
+// DocumentsOfFormat lists a base's documents of the given formats (as
+// DocInfo.Format records them: "csv", "xlsx"…), by title: the filter runs
+// in the database, so a base of many documents and few tables costs what
+// its tables do.
+func (s *Store) DocumentsOfFormat(ctx context.Context, base string, formats ...string) ([]DocInfo, error) {
+	b, err := s.Base(ctx, base)
+	if err != nil {
+		return nil, err
+	}
+	if len(formats) == 0 {
+		return nil, nil
+	}
+	args := []any{b.rowid}
+	for _, f := range formats {
+		args = append(args, f)
+	}
+	marks := strings.TrimSuffix(strings.Repeat("?, ", len(formats)), ", ")
+	docs, err := queryAll(ctx, s.r, scanDoc, `SELECT `+docColumns+` FROM kb_documents d JOIN kbs k ON k.rowid = d.kb
+		WHERE d.kb = ? AND d.format IN (`+marks+`) ORDER BY d.title, d.path`, args...)
+	if err != nil {
+		return nil, fmt.Errorf("list documents of %s: %w", b.Name, err)
+	}
+	return docs, nil
 }
 
 const chunkColumns = `c.id, d.id, c.idx, c.kind, c.page, c.headings, c.text`

@@ -24,7 +24,7 @@ func (*analysisTool) Description() string {
 
 func (*analysisTool) Schema() json.RawMessage {
 	return json.RawMessage(`{"type":"object","properties":{
-"knowledge_id":{"type":"string","description":"The document id (dN) of a CSV, TSV or Excel document."},
+"knowledge_id":{"type":"string","description":"The document id (dN) of a CSV, TSV or Excel document, or its name or path as the system prompt lists it."},
 "sql":{"type":"string","description":"One SELECT on table dataset, e.g. SELECT region, SUM(amount) FROM dataset GROUP BY region."}
 },"required":["knowledge_id","sql"],"additionalProperties":false}`)
 }

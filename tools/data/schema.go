@@ -23,7 +23,7 @@ func (*schemaTool) Description() string {
 
 func (*schemaTool) Schema() json.RawMessage {
 	return json.RawMessage(`{"type":"object","properties":{
-"knowledge_id":{"type":"string","description":"The document id (dN) of a CSV, TSV or Excel document, from search_knowledge or list_documents."}
+"knowledge_id":{"type":"string","description":"The document id (dN) of a CSV, TSV or Excel document, from search_knowledge or list_documents, or its name or path as the system prompt lists it."}
 },"required":["knowledge_id"],"additionalProperties":false}`)
 }
 
