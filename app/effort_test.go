@@ -21,7 +21,7 @@ import (
 // useProvider makes the server at base the test's one provider, in the
 // user's configuration file, with a no_thinking object and the extra
 // lines given (reasoning_efforts).
-func (e *testEnv) useProvider(t *testing.T, base, extra string) {
+func (e *testEnv) useProvider(t testing.TB, base, extra string) {
 	t.Helper()
 	delete(e.vars, "MOTEUR_BASE_URL")
 	delete(e.vars, "MOTEUR_MODEL")

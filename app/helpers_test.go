@@ -21,7 +21,7 @@ type testEnv struct {
 	root string // the project
 }
 
-func newTestEnv(t *testing.T) *testEnv {
+func newTestEnv(t testing.TB) *testEnv {
 	t.Helper()
 	e := &testEnv{
 		vars: map[string]string{
@@ -47,7 +47,7 @@ func (e *testEnv) options(id string) Options {
 }
 
 // usePolicy writes the organisation policy.
-func (e *testEnv) usePolicy(t *testing.T, yaml string) {
+func (e *testEnv) usePolicy(t testing.TB, yaml string) {
 	t.Helper()
 	if err := os.WriteFile(e.vars["MOTEUR_POLICY"], []byte(yaml), 0o600); err != nil {
 		t.Fatal(err)
@@ -144,7 +144,7 @@ func jsonLines(t *testing.T, evs []event.Event) string {
 }
 
 // writeFile writes content at path, its directory made if needed.
-func writeFile(t *testing.T, path, content string) {
+func writeFile(t testing.TB, path, content string) {
 	t.Helper()
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		t.Fatal(err)

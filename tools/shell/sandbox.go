@@ -131,12 +131,12 @@ func newSandbox(mode, bwrapPath, root, shell string) (sandbox, error) {
 	} else {
 		noFilter = ferr.Error()
 	}
-	iso, err := sb.probe(root, shell, prot)
+	iso, err := sb.probeOnce(root, shell, prot)
 	if err != nil && sb.filter != nil {
 		// Is it the filter? Try once without it, to say which.
 		bare := sb
 		bare.filter = nil
-		if bareIso, bareErr := bare.probe(root, shell, prot); bareErr == nil {
+		if bareIso, bareErr := bare.probeOnce(root, shell, prot); bareErr == nil {
 			noFilter = fmt.Sprintf("bubblewrap cannot apply the seccomp filter here (%v)", err)
 			sb, iso, err = bare, bareIso, nil
 		}
