@@ -11,7 +11,7 @@ import (
 )
 
 // RemoveSession removes session id from the store st of the data
-// directory home, then its transcript. Its audit log is kept: it is the
+// directory home, then its transcript and its web snapshots. Its audit log is kept: it is the
 // proof of what the agent did, and Moteur never deletes it. A session in
 // use by a live process is refused (session.ErrInUse), an unknown one is
 // session.ErrNotFound. auditKept reports whether an audit log remains.
@@ -24,6 +24,10 @@ func RemoveSession(ctx context.Context, st session.Store, home, id string) (audi
 	}
 	if err := os.Remove(TranscriptPath(home, id)); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return false, fmt.Errorf("session %s removed, but not its transcript: %w", id, err)
+	}
+	snaps := openSnapshots(home)
+	if err := errors.Join(snaps.RemoveSession(ctx, id), snaps.Close()); err != nil {
+		return false, fmt.Errorf("session %s removed, but not its web snapshots: %w", id, err)
 	}
 	_, statErr := os.Stat(AuditPath(home, id))
 	return statErr == nil, nil

@@ -13,6 +13,7 @@ import (
 	"github.com/moteur/moteur/session"
 	"github.com/moteur/moteur/skills"
 	"github.com/moteur/moteur/tools"
+	"github.com/moteur/moteur/websnap"
 )
 
 // Session is an engine wired to one live session: the session's lease
@@ -39,6 +40,8 @@ type Session struct {
 	tools *sessionTools // nil for a rewind's
 	kb    *kb.Store     // the knowledge bases' store, nil without them
 	mcp   *mcp.Manager  // the session's MCP servers, nil without them
+	// snaps keeps the pages the web tools read (nil for a rewind's).
+	snaps *websnap.Store
 	// skills are the session's skills (the model's, and /NAME's).
 	skills *skills.Set
 }
@@ -108,7 +111,8 @@ func (s *Settings) Open(ctx context.Context) (_ *Session, err error) {
 	for _, p := range ses.skills.Problems() {
 		ses.warn("skills: " + p.Error())
 	}
-	if ses.tools, err = newSessionTools(o.ProjectRoot, cps, sandbox, s.classifier, ses.skills, allow, o.Tools); err != nil {
+	ses.snaps = openSnapshots(s.DataDir())
+	if ses.tools, err = newSessionTools(o.ProjectRoot, cps, sandbox, s.classifier, ses.skills, ses.snaps.Session(ses.ID), allow, o.Tools); err != nil {
 		return nil, err
 	}
 	// The sub-agents' prompt starts from the prompt without the skills;
@@ -247,6 +251,9 @@ func (ses *Session) Close() error {
 	}
 	if ses.mcp != nil {
 		err = errors.Join(err, ses.mcp.Close())
+	}
+	if ses.snaps != nil {
+		err = errors.Join(err, ses.snaps.Close())
 	}
 	return err
 }

@@ -34,12 +34,12 @@ func (st *sessionTools) onClose(c io.Closer) { st.closers = append(st.closers, c
 
 // newSessionTools makes the tools of a session in the project at root: the
 // file tools confined to root, saving what they replace in blobs (so that
-// a rewind can bring it back), and shell_exec isolated as sandbox says
+// a rewind can bring it back) and reading the web pages kept in snaps, and shell_exec isolated as sandbox says
 // (shell.SandboxAuto, SandboxBwrap or SandboxNone). cl finds the classified
 // paths and markings in what the tools show. allow says which of the
 // built-in tools the model is offered (nil: all, as without a custom
 // agent); the extra ones always are.
-func newSessionTools(root string, blobs effect.Blobs, sandbox string, cl *classify.Classifier, sk *skills.Set, allow func(string) bool, extra []func() tools.Tool) (_ *sessionTools, err error) {
+func newSessionTools(root string, blobs effect.Blobs, sandbox string, cl *classify.Classifier, sk *skills.Set, snaps web.Snapshots, allow func(string) bool, extra []func() tools.Tool) (_ *sessionTools, err error) {
 	reg := tools.NewRegistry(tools.Config{})
 	if err := registerAllowed(reg, allow, plan.Register); err != nil {
 		return nil, fmt.Errorf("register tools: %w", err)
@@ -56,7 +56,7 @@ func newSessionTools(root string, blobs effect.Blobs, sandbox string, cl *classi
 		m, ok := cl.Text(text)
 		return m.Marking, ok
 	}
-	fc := files.Config{Root: root, Blobs: blobs, Classify: classified, Markings: marked}
+	fc := files.Config{Root: root, Blobs: blobs, Classify: classified, Markings: marked, Web: webReader{snaps}}
 	sc := shell.Config{Root: root, Sandbox: sandbox}
 	if len(sk.List()) > 0 || len(sk.SkillDirs()) > 0 {
 		// The skills' files are read through skill:// and run with
@@ -67,7 +67,7 @@ func newSessionTools(root string, blobs effect.Blobs, sandbox string, cl *classi
 	if err != nil {
 		return nil, fmt.Errorf("register tools: %w", err)
 	}
-	st := &sessionTools{reg: reg, files: fs, web: web.NewMemorySnapshots(0)}
+	st := &sessionTools{reg: reg, files: fs, web: snaps}
 	defer func() {
 		if err != nil {
 			_ = st.close()

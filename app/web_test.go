@@ -2,6 +2,7 @@ package app
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -14,6 +15,7 @@ import (
 	"github.com/moteur/moteur/engine"
 	"github.com/moteur/moteur/event"
 	"github.com/moteur/moteur/provider/openai/openaitest"
+	"github.com/moteur/moteur/tools/files"
 	"github.com/moteur/moteur/tools/web"
 )
 
@@ -133,6 +135,95 @@ func toolResults(t *testing.T, raw []byte) map[string]string {
 		}
 	}
 	return out
+}
+
+// TestWebFetchInSession: the model's web_fetch reads a page of an allowed
+// private host through the session, and its whole text is a snapshot that
+// read_file serves, in this turn and in the next one opened anew (as
+// moteur serve opens a session for each turn).
+func TestWebFetchInSession(t *testing.T) {
+	var pages atomic.Int64
+	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		pages.Add(1)
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		fmt.Fprint(w, `<html><head><title>Congés</title></head><body><nav>menu</nav><main><h1>Congés payés</h1>`+
+			`<p>Le salarié a droit à deux jours et demi ouvrables par mois de travail effectif.</p>`+
+			strings.Repeat("<p>Ligne de remplissage pour une page longue.</p>", 400)+`<p>FIN-DU-TEXTE</p></main></body></html>`)
+	}))
+	t.Cleanup(site.Close)
+	host := strings.TrimPrefix(site.URL, "http://")
+	fetch := fmt.Sprintf(`{"items":[{"url":%q,"limit":500}]}`, site.URL+"/conges")
+	srv := openaitest.NewServer(t,
+		openaitest.Calls("call_f", web.FetchName, fetch),
+		openaitest.Answer("lu"),
+	)
+	e := newTestEnv(t)
+	e.useWebConfig(t, srv.BaseURL(), false, fmt.Sprintf("web:\n  allow_private_hosts: [%q]\n", host))
+	s := e.open(t, e.options("s-fetch"))
+	if err := s.Engine.SubmitInput(t.Context(), s.ID, engine.Input{Text: "Combien de jours de congés ?"}); err != nil {
+		t.Fatal(err)
+	}
+	reqs := srv.Requests()
+	if len(reqs) != 2 || pages.Load() != 1 {
+		t.Fatalf("%d model requests and %d page requests, want 2 and 1", len(reqs), pages.Load())
+	}
+	srv.CheckPairing(t)
+	got := toolResults(t, reqs[1].Body)["call_f"]
+	if !strings.Contains(got, "deux jours et demi") || strings.Contains(got, "FIN-DU-TEXTE") {
+		t.Fatalf("web_fetch result lacks the page's start or shows more than its limit:\n%s", got)
+	}
+	i := strings.Index(got, "web://")
+	if i < 0 {
+		t.Fatalf("web_fetch result names no snapshot:\n%s", got)
+	}
+	path := got[i:]
+	path = path[:strings.IndexAny(path, "\" \n)")]
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	// The next turn, opened anew, reads the end of the page from the
+	// snapshot: the site is not asked again.
+	read := fmt.Sprintf(`{"path":%q}`, path)
+	srv2 := openaitest.NewServer(t, openaitest.Calls("call_r", "read_file", read), openaitest.Answer("fin"))
+	e.useWebConfig(t, srv2.BaseURL(), false, fmt.Sprintf("web:\n  allow_private_hosts: [%q]\n", host))
+	s2 := e.open(t, e.options("s-fetch"))
+	if err := s2.Engine.SubmitInput(t.Context(), s2.ID, engine.Input{Text: "Et la fin de la page ?"}); err != nil {
+		t.Fatal(err)
+	}
+	reqs = srv2.Requests()
+	if len(reqs) != 2 {
+		t.Fatalf("%d model requests, want 2", len(reqs))
+	}
+	if got := toolResults(t, reqs[1].Body)["call_r"]; !strings.Contains(got, "FIN-DU-TEXTE") {
+		t.Errorf("read_file %s in the next turn:\n%.600s", path, got)
+	}
+	if pages.Load() != 1 {
+		t.Errorf("the site got %d requests, want 1: the snapshot serves the next turn", pages.Load())
+	}
+
+	// Removing the session removes its snapshots.
+	if err := s2.Close(); err != nil {
+		t.Fatal(err)
+	}
+	snaps := openSnapshots(e.home())
+	t.Cleanup(func() { snaps.Close() })
+	if _, err := snaps.Session("s-fetch").Get(t.Context(), path); err != nil {
+		t.Fatalf("before the removal: %v", err)
+	}
+	if _, err := RemoveSession(t.Context(), e.openStore(t), e.home(), "s-fetch"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := snaps.Session("s-fetch").Get(t.Context(), path); !errors.Is(err, web.ErrNoSnapshot) {
+		t.Errorf("after the removal: %v, want web.ErrNoSnapshot", err)
+	}
+}
+
+// read_file pages a snapshot as the web tools say it does.
+func TestWebSnapshotPageSize(t *testing.T) {
+	if files.WebPageBytes != web.SnapshotPageBytes {
+		t.Errorf("read_file pages snapshots by %d bytes, the web tools say %d", files.WebPageBytes, web.SnapshotPageBytes)
+	}
 }
 
 // TestSensitiveSessionSendsNoQuery: once a marked file entered the

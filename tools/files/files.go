@@ -39,12 +39,12 @@ package files
 import (
 	"errors"
 	"fmt"
-	"github.com/moteur/moteur/effect"
 	"os"
 	"path/filepath"
 	"sync"
 	"time"
 
+	"github.com/moteur/moteur/effect"
 	"github.com/moteur/moteur/tools"
 )
 
@@ -88,6 +88,9 @@ type Config struct {
 	// directories write_file and edit_file refuse (nil: no skills; see
 	// skill.go).
 	Skills SkillReader
+	// Web serves read_file's web:// addresses, the session's web snapshots
+	// (nil: they are refused; see web.go).
+	Web WebReader
 }
 
 // Set is the state the file tools share: the confined root, per-path locks,
@@ -104,6 +107,7 @@ type Set struct {
 	// markings is Config.Markings, or the built-in markings; see marked.
 	markings func(string) (string, bool)
 	skills   SkillReader // Config.Skills
+	web      WebReader   // Config.Web
 
 	locks pathLocks
 	cache *fileCache
@@ -153,6 +157,7 @@ func New(cfg Config) (*Set, error) {
 		classify: cfg.Classify,
 		markings: cfg.Markings,
 		skills:   cfg.Skills,
+		web:      cfg.Web,
 		cache:    newFileCache(defaultCacheBytes, maxCachedFile),
 		created:  map[string]bool{},
 	}, nil

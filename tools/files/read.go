@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/moteur/moteur/effect"
 	"io"
 	"os"
 	"strconv"
@@ -14,6 +13,7 @@ import (
 	"sync"
 	"unicode/utf8"
 
+	"github.com/moteur/moteur/effect"
 	"github.com/moteur/moteur/redact"
 	"github.com/moteur/moteur/tools"
 )
@@ -33,12 +33,13 @@ const (
 
 const readDescription = `Read a text file of the project, as numbered lines.
 
-- path: relative to the project root (or absolute inside it), or a skill's address skill://NAME/SKILL.md (its instructions, files and how to run its scripts) or skill://NAME/PATH (one of its files), when the session has skills.
+- path: relative to the project root (or absolute inside it), or a skill's address skill://NAME/SKILL.md (its instructions, files and how to run its scripts) or skill://NAME/PATH (one of its files), when the session has skills, or a web snapshot web://HOST/ID.md that web_fetch gave (the whole text of a page read in this session, in pages of at most 51200 bytes).
 - offset: 1-based number of the first line to return (default 1).
 - limit: number of lines to return (default 2000).
 - max_bytes: cap on the returned lines, number prefixes included (default and maximum 65536); the page stops before the line that would exceed it.
+- line_offset: web:// snapshots only: 0-based character of line offset to start from (default 0), the line_offset of the previous page's header.
 
-The result starts with a header "PATH: lines A-B of N" followed by "; next_offset K" when the file goes on (call again with offset K to continue) or "; end of file". Each line is then written as its number, a tab, and the text, like "cat -n": the number and the tab are NOT part of the file, leave them out of edit_file's old_string. Lines longer than 2000 bytes are cut, with a marker. A header note "CRLF line endings" means lines end with \r\n in the file.
+The result starts with a header "PATH: lines A-B of N" followed by "; next_offset K" when the file goes on (call again with offset K to continue) or "; end of file". Each line is then written as its number, a tab, and the text, like "cat -n": the number and the tab are NOT part of the file, leave them out of edit_file's old_string. Lines longer than 2000 bytes are cut, with a marker; in a web:// snapshot a line too long for the page is split instead, the header ending "; next_offset K; line_offset M" (call again with offset K and line_offset M). A header note "CRLF line endings" means lines end with \r\n in the file.
 
 Secrets in the file (private keys, API keys, tokens, passwords) are shown as [REDACTED:<kind>], on each line they covered.
 
@@ -47,10 +48,11 @@ Binary files (a NUL byte in the first 8000 bytes) are not returned; directories 
 const readSchema = `{
   "type": "object",
   "properties": {
-    "path": {"type": "string", "minLength": 1, "description": "File to read, relative to the project root."},
+    "path": {"type": "string", "minLength": 1, "description": "File to read, relative to the project root, or a skill:// or web:// address."},
     "offset": {"type": "integer", "minimum": 1, "description": "1-based line to start from (default 1); use the next_offset of the previous page to continue."},
     "limit": {"type": "integer", "minimum": 1, "description": "Maximum number of lines to return (default 2000)."},
-    "max_bytes": {"type": "integer", "minimum": 1024, "maximum": 65536, "description": "Maximum size of the returned lines in bytes (default and maximum 65536)."}
+    "max_bytes": {"type": "integer", "minimum": 1024, "maximum": 65536, "description": "Maximum size of the returned lines in bytes (default and maximum 65536; 51200 for a web:// snapshot)."},
+    "line_offset": {"type": "integer", "minimum": 0, "description": "web:// snapshots only: 0-based character of line offset to start from (default 0); use the line_offset of the previous page to continue a split line."}
   },
   "required": ["path"]
 }`
@@ -83,6 +85,8 @@ type readArgs struct {
 	Offset   *int   `json:"offset"`
 	Limit    *int   `json:"limit"`
 	MaxBytes *int   `json:"max_bytes"`
+	// LineOffset starts a web:// page inside a line (see web.go).
+	LineOffset *int `json:"line_offset"`
 }
 
 // Execute returns one page of the file.
@@ -109,8 +113,22 @@ func (t *ReadFile) Execute(ctx context.Context, args json.RawMessage) (tools.Res
 	if a.MaxBytes != nil {
 		maxBytes = min(max(*a.MaxBytes, minReadBytes), maxReadBytes)
 	}
+	lineOffset := 0
+	if a.LineOffset != nil {
+		if *a.LineOffset < 0 {
+			return tools.Result{}, fmt.Errorf("read_file: line_offset must be at least 0, got %d", *a.LineOffset)
+		}
+		lineOffset = *a.LineOffset
+	}
 	read := t.s.readPage
-	if isSkillURI(a.Path) {
+	switch {
+	case isWebURI(a.Path):
+		read = func(ctx context.Context, path string, offset, limit, maxBytes int) (string, string, error) {
+			return t.s.readWebPage(ctx, path, offset, lineOffset, limit, maxBytes)
+		}
+	case lineOffset != 0:
+		return tools.Result{}, fmt.Errorf("read_file: line_offset is only for web:// snapshots, whose long lines are split; %s is read by whole lines (use offset)", a.Path)
+	case isSkillURI(a.Path):
 		read = t.s.readSkillPage
 	}
 	content, rule, err := read(ctx, a.Path, offset, limit, maxBytes)

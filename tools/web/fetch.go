@@ -11,6 +11,7 @@ import (
 
 	"github.com/moteur/moteur/cite"
 	"github.com/moteur/moteur/effect"
+	"github.com/moteur/moteur/redact"
 	"github.com/moteur/moteur/tools"
 )
 
@@ -170,8 +171,11 @@ func (s *scope) readOne(ctx context.Context, r *pageResult, timeout time.Duratio
 		return
 	}
 	r.status = "success"
+	// Masked as a snapshot stores it, so that the offsets shown now stay
+	// true when a later call or read_file continues the page.
+	text, _ := redact.Lines(f.Text)
 	r.snap = Snapshot{Path: path, URL: r.url.String(), FinalURL: f.FinalURL, Title: f.Title, Format: f.Format,
-		Text: f.Text, Truncated: f.Truncated, Fetched: time.Now()}
+		Text: text, Truncated: f.Truncated, Fetched: time.Now()}
 	if err := s.cfg.Snapshots.Put(ctx, r.snap); err != nil {
 		r.snap.Path = "" // the text shown stays; the snapshot is not offered
 	}
