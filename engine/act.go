@@ -110,7 +110,7 @@ func (t *turn) act(ctx context.Context, calls []llm.ToolCall, grants []grant) {
 		if grants[i].network {
 			cctx = tools.WithNetwork(ctx)
 		}
-		go t.runCall(cctx, i, c, sem, done)
+		callWorkers.run(func() { t.runCall(cctx, i, c, sem, done) })
 		if serial {
 			drain()
 		}
