@@ -1,6 +1,7 @@
 package analyze
 
 import (
+	"slices"
 	"strings"
 	"sync"
 	"unicode"
@@ -13,6 +14,13 @@ type Options struct {
 	// tokenizer with remove_diacritics 0 splits (for the "analysis off"
 	// comparison); everything else is off.
 	Raw bool
+	// Snowball replaces the light stemmer (stem.go) by the Snowball stemmer
+	// of Language (snowball.go); the words of a language without one, or of
+	// an unknown language (""), are indexed unstemmed. Folding, elisions,
+	// identifiers and stop words are the default analysis's.
+	Snowball bool
+	// Language is the language of the text, for Snowball.
+	Language Language
 }
 
 // Tokenizer is the FTS5 tokenize option for columns that store Join(Terms):
@@ -24,7 +32,7 @@ const Tokenizer = "unicode61 remove_diacritics 0 tokenchars '-_.'"
 // Terms returns the analysed terms of text in order, duplicates kept (BM25
 // needs term frequencies); nil when there are none.
 func Terms(text string, opt Options) []string {
-	a := getAnalyzer(opt.Raw, true)
+	a := getAnalyzer(opt, true)
 	defer putAnalyzer(a)
 	a.run(text)
 	return a.terms()
@@ -39,7 +47,7 @@ func Join(terms []string) string { return strings.Join(terms, " ") }
 // folded words without stop-word removal, stemming or length filter, so
 // that a query never becomes empty when it had words.
 func QueryTerms(text string, opt Options) []string {
-	a := getAnalyzer(opt.Raw, true)
+	a := getAnalyzer(opt, true)
 	defer putAnalyzer(a)
 	a.run(text)
 	if len(a.ends) == 0 && a.words > 0 {
@@ -71,6 +79,12 @@ type span struct{ start, end int }
 type analyzer struct {
 	raw    bool
 	filter bool // drop stop words and lone letters, stem; off for the query fallback
+	// snowball selects the Snowball analysis, stemming with stemmer (nil
+	// for a language without one).
+	snowball bool
+	stemmer  func(string, bool) string
+	stems    *stemCache
+	stemBuf  []byte // the Snowball stem of the word being emitted
 
 	buf  []byte // the emitted terms, back to back
 	ends []int  // where each term ends in buf
@@ -88,9 +102,13 @@ type analyzer struct {
 
 var pool = sync.Pool{New: func() any { return new(analyzer) }}
 
-func getAnalyzer(raw, filter bool) *analyzer {
+func getAnalyzer(opt Options, filter bool) *analyzer {
 	a := pool.Get().(*analyzer)
-	a.raw = raw
+	a.raw = opt.Raw
+	a.snowball, a.stemmer, a.stems = opt.Snowball, nil, nil
+	if opt.Snowball {
+		a.stemmer, a.stems = snowballStemmers[opt.Language], stemCaches[opt.Language]
+	}
 	a.reset(filter)
 	return a
 }
@@ -249,3 +267,52 @@ func (a *analyzer) putASCII(c byte) {
 		a.flush()
 	}
 }
+
+// QueryTermsIn analyses a query for documents analysed with Snowball,
+// docs counting them by language: in the query's own language, told by
+// DetectAmong among the documents' languages, and in each language that
+// holds at least a tenth of the documents; it returns the terms of all the
+// analyses, duplicates removed, first occurrences kept in order. The query's
+// words alone rarely tell its language, while the documents' are known; a
+// language of a few documents only is left to the queries written in it,
+// since its stems of every other query add noise (measured on kb/beir's
+// sets). Languages without a stemmer, and "", share one unstemmed analysis.
+func QueryTermsIn(text string, docs map[Language]int) []string {
+	total := 0
+	langs := make([]Language, 0, len(docs))
+	for lang, n := range docs {
+		if n > 0 {
+			total += n
+			langs = append(langs, lang)
+		}
+	}
+	// Map order must not choose the order of the terms.
+	slices.Sort(langs)
+	analyses := []Language{DetectAmong(text, langs)}
+	for _, lang := range langs {
+		if docs[lang]*majorShare >= total {
+			analyses = append(analyses, lang)
+		}
+	}
+	var out []string
+	unstemmed := false
+	done := make(map[Language]bool, len(analyses))
+	for _, lang := range analyses {
+		if !HasStemmer(lang) {
+			if unstemmed {
+				continue
+			}
+			unstemmed, lang = true, ""
+		}
+		if done[lang] {
+			continue
+		}
+		done[lang] = true
+		out = append(out, QueryTerms(text, Options{Snowball: true, Language: lang})...)
+	}
+	return dedupe(out)
+}
+
+// majorShare: a language that holds at least 1/majorShare of the documents
+// analyses every query.
+const majorShare = 10

@@ -44,3 +44,19 @@ func BenchmarkQueryTerms(b *testing.B) {
 		QueryTerms(q, Options{})
 	}
 }
+
+func BenchmarkTermsSnowball(b *testing.B) {
+	b.SetBytes(int64(len(benchText)))
+	b.ReportAllocs()
+	for b.Loop() {
+		Terms(benchText, Options{Snowball: true, Language: French})
+	}
+}
+
+func BenchmarkDetect(b *testing.B) {
+	b.SetBytes(detectPrefix)
+	b.ReportAllocs()
+	for b.Loop() {
+		Detect(benchText)
+	}
+}

@@ -109,7 +109,15 @@ func (a *analyzer) emitWord(w []byte) {
 	if loneLetter(w) || isStopWord(w) {
 		return
 	}
-	if stemmable(w) {
+	switch {
+	case a.snowball:
+		if a.stemmer != nil && snowballStemmable(w) {
+			w = a.snowballStem(w)
+			if isStopWord(w) {
+				return
+			}
+		}
+	case stemmable(w):
 		w = stem(w)
 		if isStopWord(w) {
 			return

@@ -38,6 +38,19 @@
 //     stemmed. A stem that is a stop word is dropped ("others" → "other").
 //     Compounds are not stemmed: "max_retries" stays as typed.
 //
+// # Snowball analysis
+//
+// With Options.Snowball, step 6 is replaced: a word made only of letters
+// and at least three bytes long is stemmed by the Snowball stemmer of
+// Options.Language (github.com/kljensen/snowball: English, French, Spanish,
+// Russian, Swedish, Norwegian, Hungarian), after folding, repeated to a
+// fixed point (snowball.go); a word of any other language, or of an unknown
+// one, is not stemmed. Steps 1 to 5 are unchanged, so identifiers stay
+// whole. Detect tells a document's language from its first KiB
+// (github.com/abadojack/whatlanggo); QueryTermsIn analyses a query in its
+// own language and in its documents' (language.go). The default analysis is
+// untouched: the indexes built with it hold its terms.
+//
 // # Raw analysis
 //
 // With Options.Raw, only steps 1 (lower case only, as unicode61 does it) and 2
@@ -61,6 +74,14 @@
 // has no compound (a compound's parts are emitted again on re-analysis).
 // Raw analysis is idempotent: Terms(Join(r)) == r for r = Terms(x, Raw).
 //
+// Snowball terms are fixed points too, in the language they were made in.
+//
 // Invalid UTF-8 bytes are separators; raw analysis matches unicode61 only on
 // valid UTF-8.
+//
+// # Concurrency
+//
+// Every function is safe for concurrent use: analyses draw their buffers
+// from a pool, and the Snowball stems are cached per language behind a
+// read-write lock.
 package analyze

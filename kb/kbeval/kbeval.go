@@ -2,6 +2,12 @@
 // corpus in a temporary knowledge base, runs its queries in every search
 // mode available, and scores the rankings (nDCG@10, recall@10, MRR@10)
 // beside a baseline, SQLite FTS5's plain bm25() over the same corpus.
+//
+// KeywordIndex (keyword.go) ranks a set as the store's keyword stage does
+// (chunked passages, weighted bm25(), common terms left out, a threshold)
+// but under analyses, weights and thresholds the store does not offer, so
+// they can be measured before a base gets them. Run and KeywordIndex are
+// safe to use from one goroutine each; neither shares state with another.
 package kbeval
 
 import (
@@ -31,6 +37,9 @@ type Options struct {
 	Progress func(done, total int)
 	// TempDir holds the temporary database; "" is os.TempDir().
 	TempDir string
+	// Analyzer is the analyzer of the base the corpus is indexed in; "" is
+	// the store's default for new bases.
+	Analyzer string
 }
 
 // Scores are one ranking's figures.
@@ -62,7 +71,7 @@ func Run(ctx context.Context, set beir.Set, opt Options) (Report, error) {
 		return Report{}, fmt.Errorf("eval: %w", err)
 	}
 	defer s.Close()
-	if err := index(ctx, s, set, opt.Progress); err != nil {
+	if err := index(ctx, s, set, opt.Analyzer, opt.Progress); err != nil {
 		return Report{}, err
 	}
 	rep := Report{Documents: len(set.Corpus), Queries: len(set.Queries)}
@@ -87,8 +96,8 @@ func Run(ctx context.Context, set beir.Set, opt Options) (Report, error) {
 
 const evalBase = "eval"
 
-func index(ctx context.Context, s *kb.Store, set beir.Set, progress func(int, int)) error {
-	if _, err := s.Create(ctx, evalBase, kb.CreateOptions{}); err != nil {
+func index(ctx context.Context, s *kb.Store, set beir.Set, analyzer string, progress func(int, int)) error {
+	if _, err := s.Create(ctx, evalBase, kb.CreateOptions{Analyzer: analyzer}); err != nil {
 		return fmt.Errorf("eval: %w", err)
 	}
 	for i, d := range set.Corpus {

@@ -2,6 +2,7 @@ package kbeval
 
 import (
 	"context"
+	"fmt"
 	"hash/fnv"
 	"strings"
 	"testing"
@@ -74,5 +75,51 @@ func TestEveryModeWithAnEmbedder(t *testing.T) {
 	}
 	if strings.Join(names, ",") != "keyword,semantic,hybrid" {
 		t.Fatalf("modes %v", names)
+	}
+}
+
+// Options.Analyzer reaches the base Run creates: an analyzer the store does
+// not know fails the run, naming it.
+func TestRunAnalyzerReachesTheBase(t *testing.T) {
+	set := loadSet(t)
+	if _, err := Run(context.Background(), set, Options{TempDir: t.TempDir(), Analyzer: "klingon"}); err == nil || !strings.Contains(err.Error(), `"klingon"`) {
+		t.Fatalf("unknown analyzer: err = %v", err)
+	}
+	rep, err := Run(context.Background(), set, Options{TempDir: t.TempDir(), Analyzer: "raw"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Modes[0].NDCG <= 0 {
+		t.Fatalf("raw base: %+v", rep.Modes[0])
+	}
+}
+
+func TestKeywordIndexUnknownAnalysis(t *testing.T) {
+	_, err := NewKeywordIndex(context.Background(), loadSet(t), "stemless")
+	if err == nil || !strings.Contains(err.Error(), `unknown analysis "stemless"`) {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+// A query of stop words only and a query of 10,000 terms both rank: the
+// first through the analysis's fallback, the second without error.
+func TestKeywordIndexBadQueries(t *testing.T) {
+	ctx := context.Background()
+	ix, err := NewKeywordIndex(ctx, loadSet(t), AnalysisSnowball)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	if terms := ix.QueryTerms("le la les de des"); len(terms) == 0 {
+		t.Fatal("a query of stop words has no terms")
+	}
+	words := make([]string, 10000)
+	for i := range words {
+		words[i] = fmt.Sprintf("mot%d", i)
+	}
+	words[5000] = "passe"
+	got, err := ix.Rank(ctx, strings.Join(words, " "), KeywordOptions{})
+	if err != nil || len(got) == 0 {
+		t.Fatalf("10,000 terms: %d documents, err %v", len(got), err)
 	}
 }
