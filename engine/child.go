@@ -97,7 +97,10 @@ func (t *turn) lookup(name string) (tools.Tool, bool) {
 // registry's (a child's narrowed to its allowlist), and `agent` for the
 // session's own turns when Deps.Agents is set.
 func (t *turn) definitions() []llm.ToolDef {
-	defs := t.e.deps.Tools.Definitions()
+	defs := t.e.deps.Tools.Definitions() // the registry's: cloned before any edit
+	if t.child != nil || t.e.deps.Agents != nil {
+		defs = slices.Clone(defs)
+	}
 	if t.child != nil {
 		defs = slices.DeleteFunc(defs, func(d llm.ToolDef) bool { return !t.child.allowed[d.Name] })
 	}

@@ -355,7 +355,8 @@ func (r *Registry) Len() int {
 // Definitions returns the tool definitions sorted by name. Providers cache
 // prompts by prefix and the tools come first, so the payload must be
 // byte-identical from one request to the next whatever the registration
-// order; it is built once per registration change and then reused.
+// order; it is built once per registration change and then reused. The
+// slice is shared: callers must not modify it (clone it to edit).
 func (r *Registry) Definitions() []llm.ToolDef {
 	r.refresh()
 	r.mu.RLock()
@@ -373,9 +374,10 @@ func (r *Registry) Definitions() []llm.ToolDef {
 		defs = r.defs
 		r.mu.Unlock()
 	}
-	// A copy, so that a caller editing its slice cannot change the next
-	// request's payload.
-	return slices.Clone(defs)
+	// Shared, not copied: a request is built every round, and its tools
+	// part must stay byte-identical anyway (providers cache prefixes).
+	// Callers that edit it clone it first.
+	return slices.Clip(defs)
 }
 
 // Execute runs call and always returns a Result: unknown tools, unusable
