@@ -2,6 +2,7 @@ package kb
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"strings"
 
@@ -15,100 +16,67 @@ var (
 	rawWeights    = [3]float64{1, 1, 1}
 )
 
-// matchQuery turns terms into an FTS5 expression: OR-ed, each quoted so
-// that no user text is read as FTS5 syntax.
-func matchQuery(terms []string) string {
-	quoted := make([]string, len(terms))
-	for i, t := range terms {
-		quoted[i] = `"` + strings.ReplaceAll(t, `"`, `""`) + `"`
-	}
-	return strings.Join(quoted, " OR ")
-}
-
 // dropCommon leaves out of a Moteur base's query the terms that half of
 // its passages or more hold, when a rarer term that some passage holds
-// remains. FTS5's BM25 gives
-// such a term an IDF of log((N−n+0.5)/(n+0.5)) ≤ 0, clamped to 10⁻⁶: it
-// adds nothing to any score, yet its posting list is the longest to read
-// and makes bm25() run on most rows. A raw base keeps every term, so that
+// remains. FTS5's BM25 gives such a term an IDF of log((N−n+0.5)/(n+0.5))
+// ≤ 0, clamped to 10⁻⁶: it adds next to nothing to any score, yet its
+// posting list is the longest to read. A raw base keeps every term, so that
 // its scores stay SQLite's to the last digit.
 func (s *Store) dropCommon(ctx context.Context, b Base, terms []string) ([]string, error) {
 	if b.Analyzer == AnalyzerRaw || len(terms) < 2 {
 		return terms, nil
 	}
-	// b.Chunks, read with the base, is the number of rows of its index.
-	total := int64(b.Chunks)
-	args := make([]any, len(terms))
-	marks := make([]string, len(terms))
-	for i, t := range terms {
-		args[i], marks[i] = t, "?"
-	}
-	rows, err := s.r.QueryContext(ctx, `SELECT term, doc FROM `+vocabTable(b.rowid)+` WHERE term IN (`+strings.Join(marks, ",")+`)`, args...)
+	ix, err := s.keywordIndex(ctx, b)
 	if err != nil {
 		return nil, err
 	}
-	defer rows.Close()
-	common := map[string]bool{}
+	return ix.dropCommon(terms), nil
+}
+
+func (ix *keywordIndex) dropCommon(terms []string) []string {
+	total := ix.size()
+	common := make([]bool, len(terms))
 	rare := false // a term some passage holds remains
-	for rows.Next() {
-		var term string
-		var n int64
-		if err := rows.Scan(&term, &n); err != nil {
-			return nil, err
-		}
-		common[term] = 2*n >= total
-		rare = rare || (n > 0 && !common[term])
-	}
-	if err := rows.Err(); err != nil {
-		return nil, err
+	for i, t := range terms {
+		n := ix.df(t)
+		common[i] = n > 0 && 2*n >= total
+		rare = rare || (n > 0 && !common[i])
 	}
 	if !rare {
-		return terms, nil
+		return terms
 	}
 	var kept []string
-	for _, t := range terms {
-		if !common[t] {
+	for i, t := range terms {
+		if !common[i] {
 			kept = append(kept, t)
 		}
 	}
-	return kept, nil
+	return kept
 }
 
 // keyword returns the base's top k chunks for query by BM25, best first,
-// those whose score divided by the best is at least threshold.
+// those whose score divided by the best is at least threshold. The scores
+// are FTS5's bm25() of the OR query of the terms, computed on the base's
+// memory index with top-k pruning (topk.go); a raw base's by SQLite itself
+// on its FTS5 table, whose default tokenizer removes diacritics, which the
+// raw analysis does not.
 func (s *Store) keyword(ctx context.Context, b Base, query string, k int, threshold float64) ([]scored, error) {
 	terms := analyze.QueryTerms(query, analyze.Options{Raw: b.Analyzer == AnalyzerRaw})
 	if len(terms) == 0 || !b.Keyword {
 		return nil, nil
 	}
-	terms, err := s.dropCommon(ctx, b, terms)
-	if err != nil {
-		return nil, fmt.Errorf("keyword search in %s: %w", b.Name, err)
-	}
-	expr := matchQuery(terms)
-	w := moteurWeights
-	if b.Analyzer == AnalyzerRaw {
-		w = rawWeights
-	}
-	t := ftsTable(b.rowid)
-	q := fmt.Sprintf(`SELECT rowid, bm25(%s, %g, %g, %g) AS r FROM %s WHERE %s MATCH ? ORDER BY r LIMIT ?`,
-		t, w[0], w[1], w[2], t, t)
-	rows, err := s.r.QueryContext(ctx, q, expr, k)
-	if err != nil {
-		return nil, fmt.Errorf("keyword search in %s: %w", b.Name, err)
-	}
-	defer rows.Close()
 	var out []scored
-	for rows.Next() {
-		var sc scored
-		if err := rows.Scan(&sc.row, &sc.raw); err != nil {
+	if b.Analyzer == AnalyzerRaw {
+		var err error
+		if out, err = ftsTop(ctx, s.r, ftsTable(b.rowid), rawWeights, terms, k); err != nil {
 			return nil, fmt.Errorf("keyword search in %s: %w", b.Name, err)
 		}
-		sc.raw = -sc.raw
-		out = append(out, sc)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("keyword search in %s: %w", b.Name, err)
+	} else {
+		ix, err := s.keywordIndex(ctx, b)
+		if err != nil {
+			return nil, fmt.Errorf("keyword search in %s: %w", b.Name, err)
+		}
+		out = ix.top(ix.dropCommon(terms), k)
 	}
 	if len(out) == 0 || out[0].raw <= 0 {
 		return nil, nil
@@ -122,4 +90,36 @@ func (s *Store) keyword(ctx context.Context, b Base, query string, k int, thresh
 		}
 	}
 	return kept, nil
+}
+
+// matchQuery turns terms into an FTS5 expression: OR-ed, each quoted so
+// that no user text is read as FTS5 syntax.
+func matchQuery(terms []string) string {
+	quoted := make([]string, len(terms))
+	for i, t := range terms {
+		quoted[i] = `"` + strings.ReplaceAll(t, `"`, `""`) + `"`
+	}
+	return strings.Join(quoted, " OR ")
+}
+
+// ftsTop returns the top k rows of FTS5 table t for the OR query of terms
+// by SQLite's bm25() with column weights w, best first, ties by rowid.
+func ftsTop(ctx context.Context, db *sql.DB, t string, w [3]float64, terms []string, k int) ([]scored, error) {
+	q := fmt.Sprintf(`SELECT rowid, bm25(%s, %g, %g, %g) AS r FROM %s WHERE %s MATCH ? ORDER BY r, rowid LIMIT ?`,
+		t, w[0], w[1], w[2], t, t)
+	rows, err := db.QueryContext(ctx, q, matchQuery(terms), k)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []scored
+	for rows.Next() {
+		var sc scored
+		if err := rows.Scan(&sc.row, &sc.raw); err != nil {
+			return nil, err
+		}
+		sc.raw = -sc.raw
+		out = append(out, sc)
+	}
+	return out, rows.Err()
 }

@@ -2,6 +2,7 @@ package kb
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"time"
 )
@@ -9,10 +10,12 @@ import (
 // migrations is the knowledge-base schema's history, versioned in
 // kb_migrations apart from the session schema. Append only.
 //
-// Each base has its own FTS5 table (kb_fts_<rowid>), created with the base,
-// so that BM25's statistics (document count, average length, IDF) are the
-// base's own. Those tables are contentless: the text lives once, in
-// kb_chunks; the FTS table holds the analysed terms' index only.
+// Each base has its own keyword index, so that BM25's statistics (document
+// count, average length, IDF) are the base's own: a raw base an FTS5 table
+// (kb_fts_<rowid>), contentless (the text lives once, in kb_chunks); a
+// Moteur base, since migration 3, its rows of kb_terms, which Moteur reads
+// into an inverted index in memory (postings.go). Before migration 3 every
+// base had an FTS5 table and an fts5vocab table beside it.
 var migrations = []string{
 	`
 CREATE TABLE kbs (
@@ -65,6 +68,90 @@ CREATE INDEX kb_chunks_by_kb ON kb_chunks (kb);
 	// The page where a chunk starts, for documents with pages (PDF); 0
 	// when unknown, as for the chunks stored before.
 	`ALTER TABLE kb_chunks ADD COLUMN page INTEGER NOT NULL DEFAULT 0;`,
+	// Each chunk's term frequencies per column (postings.go), from which
+	// searches build the base's inverted index in memory. Filled for the
+	// bases that exist by backfillTerms.
+	`
+CREATE TABLE IF NOT EXISTS kb_terms (
+	kb    INTEGER NOT NULL REFERENCES kbs (rowid) ON DELETE CASCADE,
+	chunk INTEGER NOT NULL, -- kb_chunks rowid, deleted with it (deleteDocument)
+	tf    BLOB    NOT NULL,
+	PRIMARY KEY (kb, chunk)
+) WITHOUT ROWID;
+`,
+}
+
+// migrationSteps are the migrations' parts in Go, run after the SQL of the
+// same version (1-based) in its transaction.
+var migrationSteps = map[int]func(ctx context.Context, tx *sql.Tx) error{
+	3: backfillTerms,
+}
+
+// backfillTerms fills kb_terms for the chunks of Moteur-analysed keyword
+// bases stored before it existed, from their text, heading path and
+// document title analysed as writeDocument analyses them, drops their FTS5
+// tables, and bumps each base's generation so that every process rebuilds
+// its caches.
+func backfillTerms(ctx context.Context, tx *sql.Tx) error {
+	var bases []Base
+	rows, err := tx.QueryContext(ctx, `SELECT `+baseHeadColumns+` FROM kbs k WHERE k.keyword AND k.analyzer != 'raw'`)
+	if err != nil {
+		return err
+	}
+	for rows.Next() {
+		b, err := scanBaseHead(rows)
+		if err != nil {
+			rows.Close()
+			return err
+		}
+		bases = append(bases, b)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	for _, b := range bases {
+		rows, err := tx.QueryContext(ctx, `SELECT c.rowid, d.title, c.headings, c.text
+			FROM kb_chunks c JOIN kb_documents d ON d.rowid = c.doc WHERE c.kb = ? ORDER BY c.rowid`, b.rowid)
+		if err != nil {
+			return err
+		}
+		type entry struct {
+			row int64
+			tf  []byte
+		}
+		var todo []entry
+		for rows.Next() {
+			var row int64
+			var title, heads, text string
+			if err := rows.Scan(&row, &title, &heads, &text); err != nil {
+				rows.Close()
+				return err
+			}
+			ct := chunkTerms{indexTerms(b, title), indexTerms(b, heads), indexTerms(b, text)}
+			todo = append(todo, entry{row, encodeTerms(ct)})
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		for _, e := range todo {
+			if _, err := tx.ExecContext(ctx, `INSERT OR REPLACE INTO kb_terms (kb, chunk, tf) VALUES (?, ?, ?)`, b.rowid, e.row, e.tf); err != nil {
+				return err
+			}
+		}
+		// The FTS5 tables it replaces: nothing reads them any more, and
+		// nothing would keep them up to date.
+		for _, t := range []string{vocabTable(b.rowid), ftsTable(b.rowid)} {
+			if _, err := tx.ExecContext(ctx, `DROP TABLE IF EXISTS `+t); err != nil {
+				return err
+			}
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE kbs SET generation = generation + 1 WHERE rowid = ?`, b.rowid); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // migrate brings the schema up to date, one transaction per migration.
@@ -102,6 +189,11 @@ func (s *Store) migrateStep(ctx context.Context) (done bool, err error) {
 	}
 	if _, err := tx.ExecContext(ctx, migrations[version]); err != nil {
 		return false, fmt.Errorf("migration %d: %w", version+1, err)
+	}
+	if step := migrationSteps[version+1]; step != nil {
+		if err := step(ctx, tx); err != nil {
+			return false, fmt.Errorf("migration %d: %w", version+1, err)
+		}
 	}
 	if _, err := tx.ExecContext(ctx, `INSERT INTO kb_migrations (version, applied_at) VALUES (?, ?)`,
 		version+1, s.now().UTC().Format(time.RFC3339)); err != nil {

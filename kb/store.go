@@ -65,6 +65,12 @@ type Store struct {
 
 	vecMu sync.Mutex
 	vecs  map[string]*vectorSet // by base id
+
+	kwMu sync.Mutex
+	kws  map[string]*keywordIndex // by base id
+
+	sumMu sync.Mutex
+	sums  map[string]baseSums // by base id
 }
 
 // busyTimeout is how long a write waits for another process's transaction
@@ -92,7 +98,8 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 		return nil, fmt.Errorf("open knowledge bases: %w", err)
 	}
 	s := &Store{path: path, embedder: cfg.Embedder, reranker: cfg.Reranker, retrieval: r, classify: cfg.Classify,
-		now: cfg.Now, newID: cfg.NewID, vecs: map[string]*vectorSet{}}
+		now: cfg.Now, newID: cfg.NewID, vecs: map[string]*vectorSet{},
+		kws: map[string]*keywordIndex{}, sums: map[string]baseSums{}}
 	if s.now == nil {
 		s.now = time.Now
 	}

@@ -47,14 +47,14 @@ func storedMeta(meta map[string]string) map[string]string {
 // headingPath renders a heading path as the tools show it.
 func headingPath(h []string) string { return strings.Join(h, " > ") }
 
-// indexText is what the keyword index holds for a text: analysed terms, or
-// the text itself for a raw base (unicode61 then splits it exactly as
-// SQLite would).
+// indexText is a text as a keyword index reads it: a Moteur base's
+// analysed terms, joined (insertChunks splits them back), or the text
+// itself for a raw base, which its FTS5 table splits as SQLite does.
 func indexText(b Base, text string) string {
 	if b.Analyzer == AnalyzerRaw {
 		return text
 	}
-	return analyze.Join(analyze.Terms(text, analyze.Options{}))
+	return analyze.Join(indexTerms(b, text))
 }
 
 // commit writes the documents of batch that need it in one transaction
@@ -138,11 +138,23 @@ func insertChunks(ctx context.Context, tx *sql.Tx, b Base, doc int64, docID, tit
 		return err
 	}
 	defer ins.Close()
-	fts, err := tx.PrepareContext(ctx, `INSERT INTO `+ftsTable(b.rowid)+` (rowid, title, headings, body) VALUES (?, ?, ?, ?)`)
-	if err != nil {
-		return err
+	// The keyword index: a raw base's FTS5 table, a Moteur base's kb_terms.
+	index := `INSERT INTO kb_terms (kb, chunk, tf) VALUES (?, ?, ?)`
+	if b.Analyzer == AnalyzerRaw {
+		index = `INSERT INTO ` + ftsTable(b.rowid) + ` (rowid, title, headings, body) VALUES (?, ?, ?, ?)`
 	}
-	defer fts.Close()
+	var idx *sql.Stmt
+	if b.Keyword {
+		if idx, err = tx.PrepareContext(ctx, index); err != nil {
+			return err
+		}
+		defer idx.Close()
+	}
+	var enc termEncoder
+	var titleTerms []string
+	if b.Analyzer != AnalyzerRaw {
+		titleTerms = strings.Fields(title) // indexText's terms, split back
+	}
 	for i, c := range chunks {
 		var blob []byte
 		if vecs != nil {
@@ -158,8 +170,15 @@ func insertChunks(ctx context.Context, tx *sql.Tx, b Base, doc int64, docID, tit
 		if err != nil {
 			return err
 		}
-		if b.Keyword {
-			if _, err := fts.ExecContext(ctx, row, title, indexText(b, heads), indexText(b, c.Text)); err != nil {
+		switch {
+		case !b.Keyword:
+		case b.Analyzer == AnalyzerRaw:
+			if _, err := idx.ExecContext(ctx, row, title, heads, c.Text); err != nil {
+				return err
+			}
+		default:
+			ct := chunkTerms{titleTerms, indexTerms(b, heads), indexTerms(b, c.Text)}
+			if _, err := idx.ExecContext(ctx, b.rowid, row, enc.encode(ct)); err != nil {
 				return err
 			}
 		}
@@ -193,8 +212,13 @@ func deleteDocument(ctx context.Context, tx *sql.Tx, b Base, where string, arg a
 		return false, err
 	}
 	for _, d := range docs {
-		if b.Keyword {
+		switch {
+		case ftsIndexed(b):
 			if _, err := tx.ExecContext(ctx, `DELETE FROM `+ftsTable(b.rowid)+` WHERE rowid IN (SELECT rowid FROM kb_chunks WHERE doc = ?)`, d); err != nil {
+				return false, err
+			}
+		case b.Keyword:
+			if _, err := tx.ExecContext(ctx, `DELETE FROM kb_terms WHERE kb = ? AND chunk IN (SELECT rowid FROM kb_chunks WHERE doc = ?)`, b.rowid, d); err != nil {
 				return false, err
 			}
 		}
@@ -205,7 +229,8 @@ func deleteDocument(ctx context.Context, tx *sql.Tx, b Base, where string, arg a
 	return len(docs) > 0, nil
 }
 
-// bump marks the base changed: readers holding cached vectors reload them.
+// bump marks the base changed: readers holding its cached vectors,
+// keyword index or sums reload them.
 func bump(ctx context.Context, tx *sql.Tx, b Base, now int64) error {
 	_, err := tx.ExecContext(ctx, `UPDATE kbs SET generation = generation + 1, updated_at = ? WHERE rowid = ?`, now, b.rowid)
 	return err
