@@ -10,6 +10,14 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
+// The validator is santhosh-tekuri/jsonschema although its package
+// initialisation costs a few milliseconds at every start of the program:
+// github.com/google/jsonschema-go (v0.4.3), already in the build, stops at
+// the first failed keyword (the model would learn one wrong argument per
+// round trip), accepts unknown type names such as "objec" in a schema,
+// cannot validate json.Number values (decoding to float64 would round
+// large integers), and reports oneOf/anyOf failures without their causes.
+
 // emptySchema stands for a tool that declares no parameters: providers
 // require an object schema even then.
 var emptySchema = json.RawMessage(`{"type":"object","properties":{}}`)

@@ -1,13 +1,13 @@
 package parse
 
 import (
-	"bytes"
 	"encoding/csv"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
 
-	"github.com/xuri/excelize/v2"
+	"github.com/moteur/moteur/xlsx"
 )
 
 // csvDelimiters are the candidates for sniffing, in order of preference
@@ -98,49 +98,41 @@ func countUnquoted(line string, d rune) int {
 
 // parseXLSX renders each non-empty sheet as a heading (the sheet name,
 // level 1) followed by a table whose header is its first non-empty row.
+// Dates are written in ISO form, other values as stored.
 func parseXLSX(data []byte) (Document, error) {
-	f, err := excelize.OpenReader(bytes.NewReader(data), excelize.Options{
-		UnzipSizeLimit:    2 * maxXMLPart,
-		UnzipXMLSizeLimit: maxXMLPart,
-	})
+	wb, err := xlsx.Read(data, xlsx.Limits{Unzipped: 2 * maxXMLPart, Part: maxXMLPart})
 	if err != nil {
 		return Document{}, xlsxError(err)
 	}
-	defer f.Close()
 	var b builder
 	var warnings, names []string
-	for _, sheet := range f.GetSheetList() {
-		names = append(names, sheet)
-		rows, err := f.GetRows(sheet)
-		if err != nil {
-			warnings = append(warnings, fmt.Sprintf("sheet %q: unreadable: %v", sheet, err))
+	for _, sheet := range wb.Sheets {
+		names = append(names, sheet.Name)
+		if sheet.Err != nil {
+			warnings = append(warnings, fmt.Sprintf("sheet %q: unreadable: %v", sheet.Name, sheet.Err))
 			continue
 		}
-		rows = dropEmptyRows(rows)
+		rows := dropEmptyRows(sheet.Texts(wb.Date1904))
 		if len(rows) == 0 {
-			warnings = append(warnings, fmt.Sprintf("sheet %q: empty", sheet))
+			warnings = append(warnings, fmt.Sprintf("sheet %q: empty", sheet.Name))
 			continue
 		}
-		b.heading(1, sheet)
+		b.heading(1, sheet.Name)
 		b.table(rows[0], rows[1:])
 	}
 	doc := b.document()
-	doc.Title = "" // the first sheet name is not the workbook's title
-	if props, err := f.GetDocProps(); err == nil && props != nil {
-		doc.Title = cleanInline(props.Title)
-	}
+	doc.Title = cleanInline(wb.Title) // the first sheet name is not the workbook's title
 	doc.Warnings = warnings
 	doc.Meta = map[string]string{"sheets": strings.Join(names, ", ")}
 	return doc, nil
 }
 
-// xlsxError classifies excelize's open errors; it has no sentinel for
-// the size limit, hence the message test.
+// xlsxError classifies the reader's errors.
 func xlsxError(err error) error {
-	if strings.Contains(err.Error(), "size exceeds") {
+	if errors.Is(err, xlsx.ErrTooLarge) {
 		return fmt.Errorf("%w: XLSX expands beyond %s: %w", ErrTooLarge, humanBytes(2*maxXMLPart), err)
 	}
-	return fmt.Errorf("%w XLSX: not a readable workbook: %w", ErrCorrupt, err)
+	return fmt.Errorf("%w XLSX: %w", ErrCorrupt, err)
 }
 
 func dropEmptyRows(rows [][]string) [][]string {

@@ -1,48 +1,36 @@
 package data
 
 import (
-	"bytes"
 	"fmt"
 	"strconv"
 	"strings"
 
-	"github.com/xuri/excelize/v2"
+	"github.com/moteur/moteur/xlsx"
 )
 
 // parseXLSX reads every sheet with cell content; each one's header is its
 // first non-empty row. Sheets without any content are skipped (no phantom
 // columns, seed 000); when all are, the workbook has no data.
 func parseXLSX(name string, data []byte, maxBytes int64) (*parsed, error) {
-	f, err := excelize.OpenReader(bytes.NewReader(data), excelize.Options{
-		UnzipSizeLimit:    4 * maxBytes,
-		UnzipXMLSizeLimit: 2 * maxBytes,
-	})
+	wb, err := xlsx.Read(data, xlsx.Limits{Unzipped: 4 * maxBytes, Part: 2 * maxBytes})
 	if err != nil {
 		return nil, fmt.Errorf("%s: not a readable workbook: %w", name, err)
 	}
-	defer f.Close()
-	date1904 := false
-	if props, err := f.GetWorkbookProps(); err == nil && props.Date1904 != nil {
-		date1904 = *props.Date1904
-	}
 	p := &parsed{name: name, format: "XLSX", workbook: true}
-	var empty []string
-	list := f.GetSheetList()
-	for _, sh := range list {
-		// Raw values: numbers as stored, not as their display format
-		// rounds or groups them.
-		rows, err := f.GetRows(sh, excelize.Options{RawCellValue: true})
-		if err != nil {
-			p.notes = append(p.notes, fmt.Sprintf("sheet %q: unreadable, skipped: %v", sh, err))
+	var empty, list []string
+	for _, sh := range wb.Sheets {
+		list = append(list, sh.Name)
+		if sh.Err != nil {
+			p.notes = append(p.notes, fmt.Sprintf("sheet %q: unreadable, skipped: %v", sh.Name, sh.Err))
 			continue
 		}
-		head, body, numbers := splitHeader(rows)
-		if head < 0 {
-			empty = append(empty, sh)
+		head, body, cells := splitHeader(sh)
+		if head == nil {
+			empty = append(empty, sh.Name)
 			continue
 		}
-		s := sheet{name: sh, header: rows[head], rows: body}
-		convertDates(f, sh, s, numbers, date1904)
+		s := sheet{name: sh.Name, header: head, rows: body}
+		convertDates(s, cells, wb.Date1904)
 		p.sheets = append(p.sheets, s)
 	}
 	if len(p.sheets) == 0 {
@@ -54,29 +42,34 @@ func parseXLSX(name string, data []byte, maxBytes int64) (*parsed, error) {
 	return p, nil
 }
 
-// splitHeader finds the first non-empty row (-1 if none) and returns the
-// non-empty rows after it with their sheet row numbers (1-based).
-func splitHeader(rows [][]string) (int, [][]string, []int) {
-	head := -1
+// splitHeader finds the first non-empty row (nil if none) and returns the
+// non-empty rows after it, as text and as cells. Values are raw: numbers
+// as stored, not as their display format rounds or groups them.
+func splitHeader(sh xlsx.Sheet) ([]string, [][]string, [][]xlsx.Cell) {
+	var head []string
 	var body [][]string
-	var numbers []int
-	for i, r := range rows {
+	var cells [][]xlsx.Cell
+	for _, r := range sh.Rows {
+		texts := make([]string, len(r.Cells))
+		for i, c := range r.Cells {
+			texts[i] = rawValue(c)
+		}
 		switch {
-		case blank(r):
-		case head < 0:
-			head = i
+		case blank(texts):
+		case head == nil:
+			head = texts
 		default:
-			body = append(body, r)
-			numbers = append(numbers, i+1)
+			body = append(body, texts)
+			cells = append(cells, r.Cells)
 		}
 	}
-	return head, body, numbers
+	return head, body, cells
 }
 
 // convertDates turns into ISO dates, in place, the serials of the columns
 // whose first value below the header is a cell in a date format: a raw
 // date cell is only a number of days.
-func convertDates(f *excelize.File, sh string, s sheet, numbers []int, date1904 bool) {
+func convertDates(s sheet, cells [][]xlsx.Cell, date1904 bool) {
 	width := len(s.header)
 	for _, r := range s.rows {
 		width = max(width, len(r))
@@ -85,7 +78,7 @@ func convertDates(f *excelize.File, sh string, s sheet, numbers []int, date1904 
 		isDate := false
 		for i, r := range s.rows {
 			if c < len(r) && strings.TrimSpace(r[c]) != "" {
-				isDate = isDateCell(f, sh, c+1, numbers[i])
+				isDate = cells[i][c].Kind == xlsx.Number && cells[i][c].DateFormat
 				break
 			}
 		}
@@ -94,73 +87,22 @@ func convertDates(f *excelize.File, sh string, s sheet, numbers []int, date1904 
 		}
 		for _, r := range s.rows {
 			if c < len(r) {
-				r[c] = serialToISO(r[c], date1904)
+				r[c] = xlsx.ISODate(r[c], date1904)
 			}
 		}
 	}
 }
 
-// isDateCell reports whether the cell at col, row (1-based) has a date
-// number format.
-func isDateCell(f *excelize.File, sh string, col, row int) bool {
-	cell, err := excelize.CoordinatesToCellName(col, row)
-	if err != nil {
-		return false
-	}
-	idx, err := f.GetCellStyle(sh, cell)
-	if err != nil {
-		return false
-	}
-	st, err := f.GetStyle(idx)
-	if err != nil || st == nil {
-		return false
-	}
-	return isDateFormat(st.NumFmt, st.CustomNumFmt)
-}
-
-// isDateFormat recognises the built-in date formats (14–22, 45–47) and
-// custom ones that show a year, a month with a day, or an hour.
-func isDateFormat(id int, custom *string) bool {
-	if (id >= 14 && id <= 22) || (id >= 45 && id <= 47) {
-		return true
-	}
-	if custom == nil {
-		return false
-	}
-	code := strings.ToLower(stripQuoted(*custom))
-	return strings.Contains(code, "yy") || (strings.Contains(code, "d") && strings.Contains(code, "m")) || strings.Contains(code, "h")
-}
-
-// stripQuoted drops the literal text of a number format ("Total: "0).
-func stripQuoted(code string) string {
-	var b strings.Builder
-	quoted := false
-	for _, r := range code {
-		switch {
-		case r == '"':
-			quoted = !quoted
-		case !quoted:
-			b.WriteRune(r)
+// rawValue is a cell as SQL reads it: booleans as 1 and 0, so that a
+// column of them is a column of integers.
+func rawValue(c xlsx.Cell) string {
+	if c.Kind == xlsx.Bool {
+		if c.Value == "TRUE" {
+			return "1"
 		}
+		return "0"
 	}
-	return b.String()
-}
-
-// serialToISO writes an Excel date serial as YYYY-MM-DD, with the time
-// when it has one; anything else is kept.
-func serialToISO(v string, date1904 bool) string {
-	n, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
-	if err != nil {
-		return v
-	}
-	t, err := excelize.ExcelDateToTime(n, date1904)
-	if err != nil {
-		return v
-	}
-	if t.Hour() == 0 && t.Minute() == 0 && t.Second() == 0 {
-		return t.Format("2006-01-02")
-	}
-	return t.Format("2006-01-02 15:04:05")
+	return c.Value
 }
 
 func quoteAll(names []string) []string {

@@ -1,7 +1,9 @@
 package data
 
 import (
+	"archive/zip"
 	"bytes"
+	"io"
 	"strings"
 	"testing"
 	"time"
@@ -113,5 +115,57 @@ func TestExcelWithoutDataIsAnExplicitError(t *testing.T) {
 	h.docs.add("d2", "broken.xlsx", []byte("PK not really"))
 	if r := h.call(h.schema, map[string]any{"knowledge_id": "d2"}); !r.IsError || !strings.Contains(r.Content, "not a readable workbook") {
 		t.Errorf("broken workbook: %+v", r)
+	}
+}
+
+// replacePart rewrites one part of a workbook's archive.
+func replacePart(t *testing.T, data []byte, name, content string) []byte {
+	t.Helper()
+	zr, err := zip.NewReader(bytes.NewReader(data), int64(len(data)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	zw := zip.NewWriter(&b)
+	found := false
+	for _, f := range zr.File {
+		w, err := zw.Create(f.Name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if f.Name == name {
+			found = true
+			_, err = w.Write([]byte(content))
+		} else {
+			var rc io.ReadCloser
+			if rc, err = f.Open(); err == nil {
+				_, err = io.Copy(w, rc)
+				rc.Close()
+			}
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if !found {
+		t.Fatalf("no part %s", name)
+	}
+	return b.Bytes()
+}
+
+func TestExcelUnreadableSheetSkippedWithANote(t *testing.T) {
+	h := newHarness(t, Config{})
+	data := workbook(t, []string{"Bon", "Cassé"}, map[string][][]any{
+		"Bon":   {{"a", "b"}, {1, 2}},
+		"Cassé": {{"a", "b"}, {3, 4}},
+	})
+	data = replacePart(t, data, "xl/worksheets/sheet2.xml", `<worksheet><sheetData><row r="1"><c r="A1"><v>1x</v></c></row></sheetData></worksheet>`)
+	h.docs.add("d1", "x.xlsx", data)
+	schema := h.schemaOf("d1")
+	if !strings.Contains(schema, `sheet "Cassé": unreadable, skipped`) || !strings.Contains(schema, `number "1x"`) || !strings.Contains(schema, "1 rows") {
+		t.Errorf("unreadable sheet:\n%s", schema)
 	}
 }

@@ -45,8 +45,9 @@ type Config struct {
 	Notes []string
 	// Now tells the time (nil: time.Now); tests fix it.
 	Now func() time.Time
-	// MarkdownStyle is glamour's standard style ("": dark, or light once
-	// the terminal says its background is light).
+	// MarkdownStyle is the look of the answers' Markdown: "dark", "light"
+	// or "ascii" (markers written out, no escape sequences); "": dark, or
+	// light once the terminal says its background is light.
 	MarkdownStyle string
 }
 

@@ -7,7 +7,6 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"charm.land/glamour/v2"
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
 
@@ -186,33 +185,6 @@ func wrap(s string, width int) []string {
 	return strings.Split(ansi.Wrap(s, width, ""), "\n")
 }
 
-// markdown renders finished answers with glamour, one renderer per width.
-type markdown struct {
-	style string
-	width int
-	r     *glamour.TermRenderer
-}
-
-func (m *markdown) render(text string, width int) []string {
-	text = cleanText(text)
-	if m.r == nil || m.width != width {
-		r, err := glamour.NewTermRenderer(glamour.WithStandardStyle(m.style), glamour.WithWordWrap(max(width-4, 10)))
-		if err != nil {
-			return wrap(text, width)
-		}
-		m.r, m.width = r, width
-	}
-	out, err := m.r.Render(text)
-	if err != nil {
-		return wrap(text, width)
-	}
-	ls := strings.Split(strings.Trim(out, "\n"), "\n")
-	for i, l := range ls {
-		ls[i] = trimStyledRight(l)
-	}
-	return ls
-}
-
 // cleanText drops the control characters of s but newlines (tabs become
 // spaces): a model that read a hostile file could otherwise send escape
 // sequences that retitle the window or hide text.
@@ -265,13 +237,3 @@ func millis(d time.Duration) string {
 }
 
 func msDuration(ms int64) time.Duration { return time.Duration(ms) * time.Millisecond }
-
-// trimStyledRight drops the trailing spaces of a styled line (glamour pads
-// every line to the wrap width, each space in its own style).
-func trimStyledRight(l string) string {
-	w := ansi.StringWidth(strings.TrimRight(ansi.Strip(l), " "))
-	if w == ansi.StringWidth(l) {
-		return l
-	}
-	return ansi.Truncate(l, w, "") + "\x1b[m"
-}
