@@ -76,6 +76,7 @@ var keywordFloors = map[string]map[Analysis]floor{
 // that neither analysed ranking recalls less than plain bm25(). The store's
 // threshold, 0.3, is logged beside.
 func TestKeywordAnalysesOnSets(t *testing.T) {
+	skipUnderRace(t)
 	ctx := context.Background()
 	for _, name := range evalSets {
 		t.Run(name, func(t *testing.T) {
@@ -125,6 +126,7 @@ var storeFloors = map[string]floor{
 }
 
 func TestStoreKeywordOnSets(t *testing.T) {
+	skipUnderRace(t)
 	if testing.Short() {
 		t.Skip("indexes 3,000 documents in a store")
 	}
@@ -145,6 +147,7 @@ func TestStoreKeywordOnSets(t *testing.T) {
 // title weight, 3, is within 0.005 of the best mean nDCG@10: the grid found
 // 2 to 6 equivalent (0.7594 to 0.7614), 1 worse (0.7533).
 func TestTitleWeightTuned(t *testing.T) {
+	skipUnderRace(t)
 	ctx := context.Background()
 	mean := map[float64]float64{}
 	titles := []float64{1, 2, 3, 4, 6}
