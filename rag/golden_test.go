@@ -47,19 +47,7 @@ func TestGoldenQuickAnswer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var got bytes.Buffer
-	emit := func(typ event.Type, payload any, ephemeral bool) error {
-		b, err := json.Marshal(map[string]any{"type": typ, "ephemeral": ephemeral, "payload": payload})
-		if err != nil {
-			t.Fatal(err)
-		}
-		got.Write(bytes.ReplaceAll(b, []byte(dir), []byte("$DIR")))
-		got.WriteByte('\n')
-		return nil
-	}
-	if _, err := p.Ask(context.Background(), "Combien de jours de congés payés par an ?", nil, emit); err != nil {
-		t.Fatal(err)
-	}
+	got := goldenStream(t, p, dir)
 	path := filepath.Join("testdata", "golden", "extractive.jsonl")
 	if *update {
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
@@ -82,4 +70,24 @@ func TestGoldenQuickAnswer(t *testing.T) {
 		}
 		t.Fatalf("%d events, %s has %d", len(gl)-1, path, len(wl)-1)
 	}
+}
+
+// goldenStream asks the golden question of p and returns the events it
+// emitted, one JSON line each, the documents' directory dir written $DIR.
+func goldenStream(t *testing.T, p *rag.Pipeline, dir string) *bytes.Buffer {
+	t.Helper()
+	var got bytes.Buffer
+	emit := func(typ event.Type, payload any, ephemeral bool) error {
+		b, err := json.Marshal(map[string]any{"type": typ, "ephemeral": ephemeral, "payload": payload})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got.Write(bytes.ReplaceAll(b, []byte(dir), []byte("$DIR")))
+		got.WriteByte('\n')
+		return nil
+	}
+	if _, err := p.Ask(context.Background(), "Combien de jours de congés payés par an ?", nil, emit); err != nil {
+		t.Fatal(err)
+	}
+	return &got
 }

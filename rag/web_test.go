@@ -1,9 +1,7 @@
 package rag_test
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -331,19 +329,7 @@ func TestNoWebResultStreamUnchanged(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var got bytes.Buffer
-			emit := func(typ event.Type, payload any, ephemeral bool) error {
-				b, err := json.Marshal(map[string]any{"type": typ, "ephemeral": ephemeral, "payload": payload})
-				if err != nil {
-					t.Fatal(err)
-				}
-				got.Write(bytes.ReplaceAll(b, []byte(dir), []byte("$DIR")))
-				got.WriteByte('\n')
-				return nil
-			}
-			if _, err := p.Ask(context.Background(), "Combien de jours de congés payés par an ?", nil, emit); err != nil {
-				t.Fatal(err)
-			}
+			got := goldenStream(t, p, dir)
 			if got.String() != string(want) {
 				t.Fatalf("stream differs from the golden one:\n%s", got.String())
 			}
