@@ -144,6 +144,10 @@ func OpenSQLite(ctx context.Context, cfg SQLiteConfig) (*SQLite, error) {
 	s.w.SetMaxIdleConns(1)
 	s.w.SetConnMaxIdleTime(0)
 	s.w.SetConnMaxLifetime(0)
+	if err := connectWriter(ctx, s.w); err != nil {
+		s.w.Close()
+		return nil, s.dbErr("open session database "+path, err)
+	}
 	if err := s.migrate(ctx); err != nil {
 		s.w.Close()
 		return nil, err
@@ -195,6 +199,35 @@ func (s *SQLite) dbErr(what string, err error) error {
 		return corrupt(s.path, err)
 	}
 	return fmt.Errorf("%s: %w", what, err)
+}
+
+// connectWriter opens the writing connection, waiting out SQLITE_BUSY.
+// Its PRAGMA journal_mode=WAL needs the file to itself for an instant, and
+// SQLite answers busy at once, without its busy handler, while another
+// process is opening the same new file: so several processes that open a
+// new database together retry here, up to busyTimeout, instead of failing.
+func connectWriter(ctx context.Context, db *sql.DB) error {
+	deadline := time.Now().Add(busyTimeout)
+	for delay := time.Millisecond; ; delay = min(2*delay, 50*time.Millisecond) {
+		err := db.PingContext(ctx)
+		if err == nil || !isBusy(err) || time.Now().After(deadline) {
+			return err
+		}
+		t := time.NewTimer(delay)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return ctx.Err()
+		case <-t.C:
+		}
+	}
+}
+
+// isBusy reports whether SQLite answered that another connection holds
+// the lock it needs.
+func isBusy(err error) bool {
+	se := (*sqlite.Error)(nil)
+	return errors.As(err, &se) && se.Code()&0xff == sqlite3.SQLITE_BUSY
 }
 
 // isCorrupt reports whether SQLite found the file corrupt or not a database.

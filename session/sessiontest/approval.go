@@ -367,27 +367,41 @@ func testApprovalNotLive(t *testing.T, h *harness) {
 	// The asking process died.
 	dead := thisProcess()
 	dead.PID = deadPID
+	xs := s // reads x as this process
+	var xc *clock
+	if h.opts.NoPIDCheck {
+		// Its pid tells nothing: only its lease's expiry does.
+		xc = &clock{t: base}
+		dead.Now, dead.LeaseTTL = xc.Now, time.Hour
+		xs = h.store(clocked(xc))
+	}
 	d := h.store(dead)
-	appendOK(t, s, notes("x", 1, 1)...)
+	appendOK(t, xs, notes("x", 1, 1)...)
 	acquire(t, d, "x")
 	openOK(t, d, request("x", 1))
-	as, err := s.PendingApprovals(ctx, "x")
+	if h.opts.NoPIDCheck {
+		if got := approval(t, xs, "x/1"); !got.Live {
+			t.Fatalf("x/1 of a dead pid within its lease's TTL: %+v; want live (no pid check)", got)
+		}
+		xc.advance(2 * time.Hour)
+	}
+	as, err := xs.PendingApprovals(ctx, "x")
 	must(t, err, "pending of x")
 	if len(as) != 1 || as[0].Live || as[0].PID != deadPID || as[0].Host != dead.Host {
 		t.Fatalf("pending of x: %+v; want x/1 of pid %d, not live", as, deadPID)
 	}
-	got, err := s.AnswerApproval(ctx, "x/1", yes, "")
+	got, err := xs.AnswerApproval(ctx, "x/1", yes, "")
 	wantNotPending(t, err, fmt.Sprintf(`^permission request x/1: the turn that asked is no longer running \(pid %d on host %s\)$`, deadPID, host),
 		"answer a request of a dead process")
 	sameApproval(t, "the row the refused answer returns", got, as[0])
-	sameApproval(t, "x/1 after the refused answer", approval(t, s, "x/1"), as[0])
+	sameApproval(t, "x/1 after the refused answer", approval(t, xs, "x/1"), as[0])
 	// The process that continues the session ends it.
-	ended, err := s.WithdrawApproval(ctx, "x/1", "interrupted")
+	ended, err := xs.WithdrawApproval(ctx, "x/1", "interrupted")
 	must(t, err, "withdraw a request of a dead process")
 	if ended.State != session.ApprovalWithdrawn || ended.By != "interrupted" || ended.Ended.IsZero() {
 		t.Fatalf("x/1 withdrawn: %+v", ended)
 	}
-	if ids := pendingIDs(t, s, "x"); len(ids) != 0 {
+	if ids := pendingIDs(t, xs, "x"); len(ids) != 0 {
 		t.Fatalf("pending after the withdrawal: %v", ids)
 	}
 

@@ -1,5 +1,5 @@
 // Package sessiontest is the conformance suite of session.Store: written
-// once, run against every back end (SQLite now, PostgreSQL later). A back
+// once, run against every back end (SQLite, PostgreSQL: see RunWith). A back
 // end passes it or is not a Store.
 //
 //	func TestConformance(t *testing.T) {
@@ -44,10 +44,30 @@ type Process struct {
 // Each call opens a new Store on the same database; the suite closes them.
 type Opener func(t *testing.T, p Process) session.Store
 
-// Run runs the conformance suite. fresh is called once per subtest and
-// returns an Opener on a new, empty database that lasts as long as t. The
-// suite takes a few seconds: one subtest watches real heartbeats.
-func Run(t *testing.T, fresh func(t *testing.T) Opener) {
+// Options says how a back end's leases judge their holders, where back ends
+// may differ. The zero value is SQLite's.
+type Options struct {
+	// NoPIDCheck: the back end never checks a holder's pid, not even on
+	// its own host, as when holders run on several hosts: a holder is live
+	// until its lease expires. The tests of dead holders then check that a
+	// holder whose pid is dead keeps its lease until it expires, and no
+	// longer.
+	NoPIDCheck bool
+	// Fencing: a Store whose lease was taken over never writes to that
+	// session again through it, even once the new holder released it, and
+	// even when the new holder is its own process (fencing tokens).
+	Fencing bool
+}
+
+// Run runs the conformance suite with the zero Options. fresh is called
+// once per subtest and returns an Opener on a new, empty database that
+// lasts as long as t. The suite takes a few seconds: one subtest watches
+// real heartbeats.
+func Run(t *testing.T, fresh func(t *testing.T) Opener) { RunWith(t, Options{}, fresh) }
+
+// RunWith runs the conformance suite for a back end whose leases differ
+// from SQLite's as opts says.
+func RunWith(t *testing.T, opts Options, fresh func(t *testing.T) Opener) {
 	tests := []struct {
 		name string
 		run  func(t *testing.T, h *harness)
@@ -74,6 +94,7 @@ func Run(t *testing.T, fresh func(t *testing.T) Opener) {
 		{"LeaseStale", testLeaseStale},
 		{"LeaseHeartbeat", testLeaseHeartbeat},
 		{"LeaseClose", testLeaseClose},
+		{"LeaseFencing", testLeaseFencing},
 		{"Reopen", testReopen},
 		{"Heads", testHeads},
 		{"HeadsRefused", testHeadsRefused},
@@ -92,7 +113,7 @@ func Run(t *testing.T, fresh func(t *testing.T) Opener) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			tc.run(t, &harness{t: t, open: fresh(t)})
+			tc.run(t, &harness{t: t, open: fresh(t), opts: opts})
 		})
 	}
 }
@@ -101,6 +122,7 @@ func Run(t *testing.T, fresh func(t *testing.T) Opener) {
 type harness struct {
 	t    *testing.T
 	open Opener
+	opts Options
 }
 
 // store opens a Store as p.
