@@ -3,11 +3,8 @@ package tools
 import (
 	"encoding/json"
 	"math"
-	"slices"
 	"strconv"
 	"strings"
-
-	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
 // Models often quote scalars ("limit": "5", "exact": "true"), especially
@@ -36,15 +33,15 @@ type castNode struct {
 
 // buildCast returns nil when nothing in the schema can be cast, so Execute
 // skips the walk entirely for string-only tools.
-func buildCast(s *jsonschema.Schema) *castNode {
-	n := buildCastNode(s, map[*jsonschema.Schema]*castNode{})
+func buildCast(s *Schema) *castNode {
+	n := buildCastNode(s.root, map[*node]*castNode{})
 	if n == nil || (n.to == 0 && len(n.props) == 0 && n.items == nil) {
 		return nil
 	}
 	return n
 }
 
-func buildCastNode(s *jsonschema.Schema, memo map[*jsonschema.Schema]*castNode) *castNode {
+func buildCastNode(s *node, memo map[*node]*castNode) *castNode {
 	s = resolveRef(s)
 	if s == nil {
 		return nil
@@ -58,42 +55,37 @@ func buildCastNode(s *jsonschema.Schema, memo map[*jsonschema.Schema]*castNode) 
 	memo[s] = n
 	// A property that also accepts a string is left alone: converting it
 	// would change what the model meant.
-	if s.Types != nil {
-		if ts := s.Types.ToStrings(); !slices.Contains(ts, "string") {
-			for _, t := range ts {
-				switch t {
-				case "boolean":
-					n.to |= castBool
-				case "integer":
-					n.to |= castInt
-				case "number":
-					n.to |= castNum
-				}
-			}
+	if s.types != 0 && s.types&typeString == 0 {
+		if s.types&typeBoolean != 0 {
+			n.to |= castBool
+		}
+		if s.types&typeInteger != 0 {
+			n.to |= castInt
+		}
+		if s.types&typeNumber != 0 {
+			n.to |= castNum
 		}
 	}
-	for name, ps := range s.Properties {
-		if c := buildCastNode(ps, memo); c != nil {
+	for _, p := range s.props {
+		if c := buildCastNode(p.n, memo); c != nil {
 			if n.props == nil {
 				n.props = map[string]*castNode{}
 			}
-			n.props[name] = c
+			n.props[p.name] = c
 		}
 	}
-	if it, ok := s.Items.(*jsonschema.Schema); ok {
-		n.items = buildCastNode(it, memo)
-	}
-	if s.Items2020 != nil {
-		n.items = buildCastNode(s.Items2020, memo)
+	// Tuples are not cast: their items differ by position.
+	if s.items != nil && len(s.prefix) == 0 {
+		n.items = buildCastNode(s.items, memo)
 	}
 	return n
 }
 
 // resolveRef follows a bare "$ref" to the schema that carries the types.
 // The hop limit guards against a reference chain that loops.
-func resolveRef(s *jsonschema.Schema) *jsonschema.Schema {
-	for i := 0; s != nil && s.Ref != nil && s.Types == nil && len(s.Properties) == 0 && i < 16; i++ {
-		s = s.Ref
+func resolveRef(s *node) *node {
+	for i := 0; s != nil && s.ref != nil && s.types == 0 && len(s.props) == 0 && i < 16; i++ {
+		s = s.ref
 	}
 	return s
 }

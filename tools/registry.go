@@ -14,8 +14,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/santhosh-tekuri/jsonschema/v6"
-
 	"github.com/moteur/moteur/i18n"
 	"github.com/moteur/moteur/llm"
 )
@@ -65,7 +63,7 @@ type Registry struct {
 type entry struct {
 	name   string
 	tool   Tool
-	schema *jsonschema.Schema
+	schema *Schema
 	params json.RawMessage // compacted schema, as sent to providers
 	cast   *castNode       // nil when no argument can need a cast
 }

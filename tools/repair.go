@@ -1,12 +1,13 @@
 package tools
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 
 	"github.com/kaptinlin/jsonrepair"
-	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
 // The repairer's cost grows with the square of its input on degenerate text
@@ -31,13 +32,13 @@ func parseArgs(text string) (map[string]any, bool, error) {
 		return map[string]any{}, false, nil
 	}
 	repaired := false
-	v, err := jsonschema.UnmarshalJSON(strings.NewReader(text))
+	v, err := decodeJSON(text)
 	if err != nil {
 		fixed, rerr := repair(text)
 		if rerr != nil {
 			return nil, false, fmt.Errorf("arguments are not valid JSON (%v) and could not be repaired: %w", err, rerr)
 		}
-		v, err = jsonschema.UnmarshalJSON(strings.NewReader(fixed))
+		v, err = decodeJSON(fixed)
 		if err != nil {
 			return nil, false, fmt.Errorf("arguments are not valid JSON, even after repair: %w", err)
 		}
@@ -48,6 +49,21 @@ func parseArgs(text string) (map[string]any, bool, error) {
 		return nil, false, fmt.Errorf("arguments must be a JSON object, got %s", jsonKind(v))
 	}
 	return obj, repaired, nil
+}
+
+// decodeJSON decodes one JSON value, numbers as json.Number, and refuses
+// anything after it.
+func decodeJSON(text string) (any, error) {
+	dec := json.NewDecoder(strings.NewReader(text))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil, err
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, errors.New("unexpected data after the JSON value")
+	}
+	return v, nil
 }
 
 // repair runs jsonrepair on text. The repairer is a hand-written parser fed

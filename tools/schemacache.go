@@ -3,8 +3,6 @@ package tools
 import (
 	"encoding/json"
 	"sync"
-
-	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
 // maxCachedSchemas bounds the compiled schemas kept for the process: the
@@ -16,11 +14,11 @@ const maxCachedSchemas = 1024
 
 // compiledSchema is what a tool's schema compiles to: the validator, the
 // compacted bytes Definitions sends, and the casts Execute applies. All
-// three are read-only once built (a compiled jsonschema.Schema validates
-// from any number of goroutines), so every registry that registers the
+// three are read-only once built (a compiled Schema validates from any
+// number of goroutines), so every registry that registers the
 // same schema shares them.
 type compiledSchema struct {
-	schema *jsonschema.Schema
+	schema *Schema
 	params json.RawMessage
 	cast   *castNode
 }
