@@ -30,10 +30,21 @@ const (
 	// AnalyzerMoteur folds case and accents, drops French and English stop
 	// words and elisions, stems lightly, and keeps identifiers whole.
 	AnalyzerMoteur = "moteur"
+	// AnalyzerSnowball is the Moteur analysis with each document stemmed
+	// by the Snowball stemmer of its language, detected at ingestion, and
+	// each query analysed in its own language and in the documents'.
+	AnalyzerSnowball = "snowball"
 	// AnalyzerRaw only folds case and splits words, as FTS5's unicode61
 	// tokenizer does: BM25 exactly as SQLite computes it.
 	AnalyzerRaw = "raw"
 )
+
+// DefaultAnalyzer is the analyzer of a base created without one: snowball,
+// measured on the store with kb/kbeval against moteur (nDCG@10, keyword
+// search, default settings): mean 0.756 against 0.748; moteur-fr-en 0.846
+// / 0.845, man-en 0.891 / 0.894 (the one set behind, by less than its
+// noise), man-i18n 0.614 / 0.601, go-doc 0.672 / 0.650.
+const DefaultAnalyzer = AnalyzerSnowball
 
 // Base is one knowledge base.
 type Base struct {
@@ -91,7 +102,8 @@ func (b Base) Has(c Capability) bool {
 // CreateOptions describes a new base. Zero values are defaults.
 type CreateOptions struct {
 	Description string
-	// Analyzer is AnalyzerMoteur (default) or AnalyzerRaw.
+	// Analyzer is DefaultAnalyzer when empty, else AnalyzerMoteur,
+	// AnalyzerSnowball or AnalyzerRaw.
 	Analyzer string
 	// NoKeyword creates a base without a keyword index (vector only); it
 	// needs an embedder.
@@ -135,10 +147,13 @@ func (s *Store) Create(ctx context.Context, name string, opt CreateOptions) (Bas
 	b := Base{ID: "kb-" + s.newID(), Name: name, Description: opt.Description, Analyzer: opt.Analyzer,
 		Keyword: !opt.NoKeyword, Chunking: opt.Chunking.Resolved()}
 	if b.Analyzer == "" {
-		b.Analyzer = AnalyzerMoteur
+		b.Analyzer = DefaultAnalyzer
 	}
-	if b.Analyzer != AnalyzerMoteur && b.Analyzer != AnalyzerRaw {
-		return Base{}, fmt.Errorf("create knowledge base %s: unknown analyzer %q (want %q or %q)", name, b.Analyzer, AnalyzerMoteur, AnalyzerRaw)
+	switch b.Analyzer {
+	case AnalyzerMoteur, AnalyzerSnowball, AnalyzerRaw:
+	default:
+		return Base{}, fmt.Errorf("create knowledge base %s: unknown analyzer %q (want %q, %q or %q)",
+			name, b.Analyzer, AnalyzerMoteur, AnalyzerSnowball, AnalyzerRaw)
 	}
 	if s.embedder != nil && !opt.NoVectors {
 		b.EmbedModel = s.embedder.Model()

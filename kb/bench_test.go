@@ -64,8 +64,15 @@ func (v *vocabulary) markdown(title string, size int) string {
 }
 
 // BenchmarkIngestMarkdown measures ingestion (read, parse, chunk, analyse,
-// index, one committed transaction per file), in MB/s of Markdown.
-func BenchmarkIngestMarkdown(b *testing.B) {
+// index, one committed transaction per file), in MB/s of Markdown, into a
+// base of the default analyzer; the named variants into a base of theirs.
+func BenchmarkIngestMarkdown(b *testing.B) { benchIngestMarkdown(b, "") }
+
+func BenchmarkIngestMarkdownMoteur(b *testing.B) { benchIngestMarkdown(b, AnalyzerMoteur) }
+
+func BenchmarkIngestMarkdownSnowball(b *testing.B) { benchIngestMarkdown(b, AnalyzerSnowball) }
+
+func benchIngestMarkdown(b *testing.B, analyzer string) {
 	v := newVocabulary(1, 5000)
 	dir := b.TempDir()
 	var total int64
@@ -79,7 +86,7 @@ func BenchmarkIngestMarkdown(b *testing.B) {
 	b.SetBytes(total)
 	for i := 0; b.Loop(); i++ {
 		s := openTest(b, Config{Path: filepath.Join(b.TempDir(), "moteur.db")})
-		mustCreate(b, s, "docs", CreateOptions{})
+		mustCreate(b, s, "docs", CreateOptions{Analyzer: analyzer})
 		rep := mustIngest(b, s, "docs", dir)
 		if rep.Failed > 0 {
 			b.Fatal(rep)
@@ -118,7 +125,7 @@ func bulkLoad(b *testing.B, s *Store, base Base, n int, emb *bagEmbedder) {
 					return err
 				}
 				row, _ := res.LastInsertId()
-				if err := insertChunks(ctx, tx, base, row, fmt.Sprintf("d-%d", d), indexText(base, doc.Title), chunks, vecs); err != nil {
+				if err := insertChunks(ctx, tx, base, row, fmt.Sprintf("d-%d", d), "", indexText(base, "", doc.Title), chunks, vecs); err != nil {
 					return err
 				}
 			}

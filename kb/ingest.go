@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/moteur/moteur/event"
+	"github.com/moteur/moteur/kb/analyze"
 	"github.com/moteur/moteur/kb/chunk"
 	"github.com/moteur/moteur/kb/parse"
 	"github.com/moteur/moteur/provider"
@@ -272,13 +273,18 @@ func (s *Store) prepareFile(ctx context.Context, b Base, path string, lim parse.
 	return s.prepareDoc(ctx, b, p, d)
 }
 
-// prepareDoc chunks and embeds a parsed document.
+// prepareDoc chunks and embeds a parsed document, and tells its language
+// for a snowball base.
 func (s *Store) prepareDoc(ctx context.Context, b Base, p *prepared, d storedDoc) *prepared {
-	p.doc = d
 	p.chunks = chunk.Split(d.doc, b.Chunking)
 	if len(p.chunks) == 0 {
+		p.doc = d
 		return p.fail(fmt.Errorf("%s: no text to index", d.path))
 	}
+	if b.Analyzer == AnalyzerSnowball {
+		d.language = detectLanguage(d.doc.Title, p.chunks)
+	}
+	p.doc = d
 	if kinds := maskChunks(p.chunks); len(kinds) > 0 {
 		p.fr.Warnings = append(p.fr.Warnings, "secrets masked before storing: "+strings.Join(kinds, ", "))
 	}
@@ -298,6 +304,24 @@ func (s *Store) prepareDoc(ctx context.Context, b Base, p *prepared, d storedDoc
 	}
 	p.write = true
 	return p
+}
+
+// detectLanguage tells a document's language from its title and the
+// first KiB of its chunks' text, once per document and on the worker that
+// prepares it: detection counts every trigram it reads (about 0.8 ms a
+// KiB), and the beginning of a document tells its language as well as the
+// whole. The prefix is cut by analyze.Detect, at a rune boundary.
+func detectLanguage(title string, chunks []chunk.Chunk) analyze.Language {
+	var sb strings.Builder
+	sb.WriteString(title)
+	for _, c := range chunks {
+		if sb.Len() >= analyze.DetectPrefix {
+			break
+		}
+		sb.WriteByte('\n')
+		sb.WriteString(c.Text[:min(len(c.Text), analyze.DetectPrefix)])
+	}
+	return analyze.Detect(sb.String())
 }
 
 // prepared is a document ready to be written (write), or the report of

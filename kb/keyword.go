@@ -61,12 +61,15 @@ func (ix *keywordIndex) dropCommon(terms []string) []string {
 // on its FTS5 table, whose default tokenizer removes diacritics, which the
 // raw analysis does not.
 func (s *Store) keyword(ctx context.Context, b Base, query string, k int, threshold float64) ([]scored, error) {
-	terms := analyze.QueryTerms(query, analyze.Options{Raw: b.Analyzer == AnalyzerRaw})
-	if len(terms) == 0 || !b.Keyword {
+	if !b.Keyword {
 		return nil, nil
 	}
 	var out []scored
 	if b.Analyzer == AnalyzerRaw {
+		terms := analyze.QueryTerms(query, analyze.Options{Raw: true})
+		if len(terms) == 0 {
+			return nil, nil
+		}
 		var err error
 		if out, err = ftsTop(ctx, s.r, ftsTable(b.rowid), rawWeights, terms, k); err != nil {
 			return nil, fmt.Errorf("keyword search in %s: %w", b.Name, err)
@@ -75,6 +78,10 @@ func (s *Store) keyword(ctx context.Context, b Base, query string, k int, thresh
 		ix, err := s.keywordIndex(ctx, b)
 		if err != nil {
 			return nil, fmt.Errorf("keyword search in %s: %w", b.Name, err)
+		}
+		terms := queryTerms(b, ix, query)
+		if len(terms) == 0 {
+			return nil, nil
 		}
 		out = ix.top(ix.dropCommon(terms), k)
 	}
@@ -90,6 +97,16 @@ func (s *Store) keyword(ctx context.Context, b Base, query string, k int, thresh
 		}
 	}
 	return kept, nil
+}
+
+// queryTerms analyses query for analysed base b, whose index is ix: a
+// snowball base's in the query's language and in its documents' (the
+// counts ix was read with), a Moteur base's by the Moteur analysis.
+func queryTerms(b Base, ix *keywordIndex, query string) []string {
+	if b.Analyzer == AnalyzerSnowball {
+		return analyze.QueryTermsIn(query, ix.langs)
+	}
+	return analyze.QueryTerms(query, analyze.Options{})
 }
 
 // matchQuery turns terms into an FTS5 expression: OR-ed, each quoted so

@@ -12,10 +12,11 @@ import (
 //
 // Each base has its own keyword index, so that BM25's statistics (document
 // count, average length, IDF) are the base's own: a raw base an FTS5 table
-// (kb_fts_<rowid>), contentless (the text lives once, in kb_chunks); a
-// Moteur base, since migration 3, its rows of kb_terms, which Moteur reads
-// into an inverted index in memory (postings.go). Before migration 3 every
-// base had an FTS5 table and an fts5vocab table beside it.
+// (kb_fts_<rowid>), contentless (the text lives once, in kb_chunks); an
+// analysed base (moteur, or snowball since migration 4), since migration
+// 3, its rows of kb_terms, which Moteur reads into an inverted index in
+// memory (postings.go). Before migration 3 every base had an FTS5 table
+// and an fts5vocab table beside it.
 var migrations = []string{
 	`
 CREATE TABLE kbs (
@@ -79,6 +80,11 @@ CREATE TABLE IF NOT EXISTS kb_terms (
 	PRIMARY KEY (kb, chunk)
 ) WITHOUT ROWID;
 `,
+	// Each document's language (ISO 639-1), detected at ingestion, by
+	// which a snowball base stems it and analyses its queries; '' when not
+	// told, as for every document stored before: no base before this one
+	// was a snowball base, and the others do not read it.
+	`ALTER TABLE kb_documents ADD COLUMN language TEXT NOT NULL DEFAULT '';`,
 }
 
 // migrationSteps are the migrations' parts in Go, run after the SQL of the
@@ -128,7 +134,8 @@ func backfillTerms(ctx context.Context, tx *sql.Tx) error {
 				rows.Close()
 				return err
 			}
-			ct := chunkTerms{indexTerms(b, title), indexTerms(b, heads), indexTerms(b, text)}
+			// No snowball base exists before migration 4: no language.
+			ct := chunkTerms{indexTerms(b, "", title), indexTerms(b, "", heads), indexTerms(b, "", text)}
 			todo = append(todo, entry{row, encodeTerms(ct)})
 		}
 		rows.Close()

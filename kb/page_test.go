@@ -67,7 +67,7 @@ func TestMigrationAddsChunkPages(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "moteur.db")
 	s := openTest(t, Config{Path: path})
 	// Back to the first schema, as a database written by an older Moteur.
-	if _, err := s.w.Exec(`ALTER TABLE kb_chunks DROP COLUMN page; DELETE FROM kb_migrations WHERE version > 1`); err != nil {
+	if _, err := s.w.Exec(`ALTER TABLE kb_documents DROP COLUMN language; ALTER TABLE kb_chunks DROP COLUMN page; DELETE FROM kb_migrations WHERE version > 1`); err != nil {
 		t.Fatal(err)
 	}
 	s.Close()

@@ -10,12 +10,12 @@ import (
 	"github.com/moteur/moteur/kb/analyze"
 )
 
-// A Moteur-analysed base's keyword index is kept twice: in its FTS5 table,
-// and as one row of term frequencies per chunk in kb_terms, from which Moteur builds an
-// inverted index in memory once per generation (keywordIndex). Searches
-// read the memory index only: FTS5's bm25() scores every passage matching
-// the OR query and reads each one's length from its docsize table, where
-// the memory index scores only the passages that can reach the top k
+// An analysed base's keyword index (moteur or snowball) is one row of term
+// frequencies per chunk in kb_terms, from which Moteur builds an inverted
+// index in memory once per generation (keywordIndex). Searches read the
+// memory index only: FTS5's bm25() scores every passage matching the OR
+// query and reads each one's length from its docsize table, where the
+// memory index scores only the passages that can reach the top k
 // (topk.go), with the same formula to the last bit.
 
 // BM25's parameters, FTS5's own (fts5_aux.c). Variables, not constants, so
@@ -29,12 +29,25 @@ var (
 // the tokens FTS5 stores, in order.
 type chunkTerms [3][]string
 
-// indexTerms is the analysed terms of text in base b, which its FTS5 table
-// stores joined (indexText). A raw base has no kb_terms: its FTS5 table
-// holds the text itself, split by unicode61 with diacritics removed, which
-// no analysis reproduces yet.
-func indexTerms(b Base, text string) []string {
-	return analyze.Terms(text, analyze.Options{Raw: b.Analyzer == AnalyzerRaw})
+// indexTerms is the analysed terms of text, of a document in language
+// lang, in base b: the one place the indexing analysis is chosen, for
+// ingestion and the migrations' backfills alike. A raw base has no
+// kb_terms: its FTS5 table holds the text itself, split by unicode61 with
+// diacritics removed, which no analysis reproduces yet. Only a snowball
+// base reads lang.
+func indexTerms(b Base, lang analyze.Language, text string) []string {
+	return analyze.Terms(text, analysis(b, lang))
+}
+
+// analysis is the analysis of base b's documents in language lang.
+func analysis(b Base, lang analyze.Language) analyze.Options {
+	switch b.Analyzer {
+	case AnalyzerRaw:
+		return analyze.Options{Raw: true}
+	case AnalyzerSnowball:
+		return analyze.Options{Snowball: true, Language: lang}
+	}
+	return analyze.Options{}
 }
 
 // encodeTerms encodes a chunk's term frequencies for kb_terms: the row's
@@ -145,6 +158,10 @@ type keywordIndex struct {
 	generation int64
 	rows       []int64 // dense id → kb_chunks rowid, ascending
 	terms      map[string]*postingList
+	// langs counts the base's documents by language, for the analysis of
+	// a snowball base's queries (analyze.QueryTermsIn); nil for other
+	// bases. Read with the rows, so it is of the same generation.
+	langs map[analyze.Language]int
 }
 
 // size is the number of rows of the index (FTS5's xRowCount).
@@ -200,6 +217,11 @@ func (s *Store) loadKeywordIndex(ctx context.Context, b Base) (*keywordIndex, er
 	if err := tx.QueryRowContext(ctx, `SELECT generation FROM kbs WHERE rowid = ?`, b.rowid).Scan(&ix.generation); err != nil {
 		return nil, err
 	}
+	if b.Analyzer == AnalyzerSnowball {
+		if ix.langs, err = documentLanguages(ctx, tx, b); err != nil {
+			return nil, err
+		}
+	}
 	rows, err := tx.QueryContext(ctx, `SELECT chunk, tf FROM kb_terms WHERE kb = ? ORDER BY chunk`, b.rowid)
 	if err != nil {
 		return nil, err
@@ -221,6 +243,26 @@ func (s *Store) loadKeywordIndex(ctx context.Context, b Base) (*keywordIndex, er
 	}
 	ib.finish()
 	return ix, nil
+}
+
+// documentLanguages counts base b's documents by language ("" for those
+// whose language was not told).
+func documentLanguages(ctx context.Context, tx *sql.Tx, b Base) (map[analyze.Language]int, error) {
+	rows, err := tx.QueryContext(ctx, `SELECT language, count(*) FROM kb_documents WHERE kb = ? GROUP BY language`, b.rowid)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	langs := map[analyze.Language]int{}
+	for rows.Next() {
+		var lang string
+		var n int
+		if err := rows.Scan(&lang, &n); err != nil {
+			return nil, err
+		}
+		langs[analyze.Language(lang)] = n
+	}
+	return langs, rows.Err()
 }
 
 // indexBuilder fills a keywordIndex row by row, rowids ascending.

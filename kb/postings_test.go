@@ -17,7 +17,7 @@ func TestMigrationBackfillsTerms(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "moteur.db")
 	ctx := context.Background()
 	s := openTest(t, Config{Path: path})
-	mustCreate(t, s, "docs", CreateOptions{})
+	mustCreate(t, s, "docs", CreateOptions{Analyzer: AnalyzerMoteur})
 	mustCreate(t, s, "raw", CreateOptions{Analyzer: AnalyzerRaw})
 	dir := zipfCorpus(t, 8)
 	mustIngest(t, s, "docs", dir)
@@ -46,7 +46,7 @@ func TestMigrationBackfillsTerms(t *testing.T) {
 	}
 	// Back to the schema before kb_terms, where every base had an FTS5
 	// table and an fts5vocab table.
-	for _, q := range []string{`DROP TABLE kb_terms`, `DELETE FROM kb_migrations WHERE version > 2`,
+	for _, q := range []string{`DROP TABLE kb_terms`, `ALTER TABLE kb_documents DROP COLUMN language`, `DELETE FROM kb_migrations WHERE version > 2`,
 		ftsDDL(ftsTable(before.rowid), AnalyzerMoteur),
 		`CREATE VIRTUAL TABLE ` + vocabTable(before.rowid) + ` USING fts5vocab(` + ftsTable(before.rowid) + `, row)`} {
 		if _, err := s.w.ExecContext(ctx, q); err != nil {

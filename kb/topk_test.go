@@ -197,7 +197,7 @@ func newReferenceFTS(t testing.TB, s *Store, b Base) referenceFTS {
 				rows.Close()
 				return err
 			}
-			all = append(all, [4]any{row, indexText(b, title), indexText(b, heads), indexText(b, text)})
+			all = append(all, [4]any{row, indexText(b, "", title), indexText(b, "", heads), indexText(b, "", text)})
 		}
 		rows.Close()
 		for _, r := range all {
@@ -244,7 +244,7 @@ func zipfCorpus(t testing.TB, n int) string {
 // and pools from 1 to every match; and Store.keyword returns it.
 func TestKeywordIndexMatchesFTS5(t *testing.T) {
 	s := openTest(t, Config{})
-	mustCreate(t, s, "docs", CreateOptions{})
+	mustCreate(t, s, "docs", CreateOptions{Analyzer: AnalyzerMoteur})
 	mustIngest(t, s, "docs", zipfCorpus(t, 60))
 	ctx := context.Background()
 	b, err := s.Base(ctx, "docs")
@@ -298,7 +298,7 @@ func TestKeywordIndexFollowsWrites(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "moteur.db")
 	s := openTest(t, Config{Path: path})
 	other := openTest(t, Config{Path: path, NewID: func() string { return "o" + randomID() }})
-	mustCreate(t, s, "docs", CreateOptions{})
+	mustCreate(t, s, "docs", CreateOptions{Analyzer: AnalyzerMoteur})
 	dir := zipfCorpus(t, 10)
 	mustIngest(t, s, "docs", dir)
 	ctx := context.Background()
@@ -349,7 +349,7 @@ func TestKeywordIndexFollowsWrites(t *testing.T) {
 // query of its commonest word after scoring only k of them.
 func TestKeywordBadInput(t *testing.T) {
 	s := openTest(t, Config{})
-	mustCreate(t, s, "docs", CreateOptions{})
+	mustCreate(t, s, "docs", CreateOptions{Analyzer: AnalyzerMoteur})
 	mustIngest(t, s, "docs", zipfCorpus(t, 30))
 	ctx := context.Background()
 	b, _ := s.Base(ctx, "docs")

@@ -21,6 +21,9 @@ type storedDoc struct {
 	size       int64
 	doc        parse.Document
 	classified string // the path rule that classifies it, "" when none
+	// language is the document's, detected for a snowball base
+	// (detectLanguage); "" for the others, which do not read it.
+	language analyze.Language
 }
 
 // stored is the SHA-256 of the stored version of path ("" when none) and
@@ -47,14 +50,15 @@ func storedMeta(meta map[string]string) map[string]string {
 // headingPath renders a heading path as the tools show it.
 func headingPath(h []string) string { return strings.Join(h, " > ") }
 
-// indexText is a text as a keyword index reads it: a Moteur base's
-// analysed terms, joined (insertChunks splits them back), or the text
-// itself for a raw base, which its FTS5 table splits as SQLite does.
-func indexText(b Base, text string) string {
+// indexText is a text of a document in language lang as a keyword index
+// reads it: an analysed base's terms, joined (insertChunks splits them
+// back), or the text itself for a raw base, which its FTS5 table splits as
+// SQLite does.
+func indexText(b Base, lang analyze.Language, text string) string {
 	if b.Analyzer == AnalyzerRaw {
 		return text
 	}
-	return analyze.Join(indexTerms(b, text))
+	return analyze.Join(indexTerms(b, lang, text))
 }
 
 // commit writes the documents of batch that need it in one transaction
@@ -119,8 +123,9 @@ func writeDocument(ctx context.Context, tx *sql.Tx, b Base, id string, d storedD
 	warnings, _ := json.Marshal(d.doc.Warnings)
 	meta, _ := json.Marshal(storedMeta(d.doc.Meta))
 	res, err := tx.ExecContext(ctx, `INSERT INTO kb_documents (id, kb, path, title, format, sha256, size, chunks,
-		warnings, meta, classified, ingested_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		id, b.rowid, d.path, d.doc.Title, d.doc.Format, d.hash, d.size, len(chunks), string(warnings), string(meta), d.classified, now)
+		warnings, meta, classified, language, ingested_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		id, b.rowid, d.path, d.doc.Title, d.doc.Format, d.hash, d.size, len(chunks), string(warnings), string(meta),
+		d.classified, string(d.language), now)
 	if err != nil {
 		return false, err
 	}
@@ -128,10 +133,10 @@ func writeDocument(ctx context.Context, tx *sql.Tx, b Base, id string, d storedD
 	if err != nil {
 		return false, err
 	}
-	return replaced, insertChunks(ctx, tx, b, doc, id, indexText(b, d.doc.Title), chunks, vecs)
+	return replaced, insertChunks(ctx, tx, b, doc, id, d.language, indexText(b, d.language, d.doc.Title), chunks, vecs)
 }
 
-func insertChunks(ctx context.Context, tx *sql.Tx, b Base, doc int64, docID, title string, chunks []chunk.Chunk, vecs [][]float32) error {
+func insertChunks(ctx context.Context, tx *sql.Tx, b Base, doc int64, docID string, lang analyze.Language, title string, chunks []chunk.Chunk, vecs [][]float32) error {
 	ins, err := tx.PrepareContext(ctx, `INSERT INTO kb_chunks (id, kb, doc, idx, kind, headings, text, start, terms, embedding, page)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
 	if err != nil {
@@ -177,7 +182,7 @@ func insertChunks(ctx context.Context, tx *sql.Tx, b Base, doc int64, docID, tit
 				return err
 			}
 		default:
-			ct := chunkTerms{titleTerms, indexTerms(b, heads), indexTerms(b, c.Text)}
+			ct := chunkTerms{titleTerms, indexTerms(b, lang, heads), indexTerms(b, lang, c.Text)}
 			if _, err := idx.ExecContext(ctx, b.rowid, row, enc.encode(ct)); err != nil {
 				return err
 			}

@@ -27,7 +27,7 @@ import (
 var docs = map[string]string{
 	"conges.md":      "# Congés payés\n\nChaque salarié acquiert 2,5 jours ouvrables de congés payés par mois de travail effectif, soit 30 jours par an.\n\n## Report\n\nLes congés non pris au 31 mai peuvent être reportés avec l'accord du responsable.\n",
 	"teletravail.md": "# Télétravail\n\nLe télétravail est possible deux jours par semaine après la période d'essai.\n",
-	"projet.md":      "# Projet Alpha\n\nDIFFUSION RESTREINTE\n\nLe projet Alpha prévoit trente jours de tests de charge avant la mise en production.\n",
+	"projet.md":      "# Projet Alpha\n\nDIFFUSION RESTREINTE\n\nLe projet Alpha prévoit un mois de tests de charge avant la mise en production.\n",
 }
 
 // freshStore is a new database with one base of the documents: what a
@@ -235,11 +235,11 @@ func TestClassifiedPassagesStayLocal(t *testing.T) {
 	srv := openaitest.NewServer(t) // any request fails the test
 	p := pipeline(t, rag.Config{Router: router(t, srv, false), Outbound: outbound(t), Lang: i18n.EN})
 	rec := &recorded{}
-	a, err := p.Ask(context.Background(), "Combien de jours de tests pour le projet Alpha ?", nil, rec.emit)
+	a, err := p.Ask(context.Background(), "Combien de temps de tests pour le projet Alpha ?", nil, rec.emit)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !a.Extractive || !strings.Contains(a.Text, "trente jours") {
+	if !a.Extractive || !strings.Contains(a.Text, "un mois de tests") {
 		t.Fatalf("answer %+v", a)
 	}
 	sc := rec.payload(t, func(p any) bool { _, ok := p.(event.SessionClassifiedPayload); return ok }).(event.SessionClassifiedPayload)
@@ -259,7 +259,7 @@ func TestClassifiedPassagesStayLocal(t *testing.T) {
 func TestClassifiedPassagesGoToALocalModel(t *testing.T) {
 	srv := openaitest.NewServer(t, openaitest.Answer("Trente jours [c1]."))
 	p := pipeline(t, rag.Config{Router: router(t, srv, true), Outbound: outbound(t)})
-	a, err := p.Ask(context.Background(), "Combien de jours de tests pour le projet Alpha ?", nil, nil)
+	a, err := p.Ask(context.Background(), "Combien de temps de tests pour le projet Alpha ?", nil, nil)
 	if err != nil || a.Extractive || a.Text != "Trente jours [c1]." {
 		t.Fatalf("answer %+v, %v", a, err)
 	}

@@ -162,10 +162,10 @@ func (body createBaseBody) options() (kb.CreateOptions, error) {
 		return kb.CreateOptions{}, errorf(http.StatusBadRequest, CodeInvalidBaseName, err, "name: %v", err)
 	}
 	switch body.Analyzer {
-	case "", kb.AnalyzerMoteur, kb.AnalyzerRaw:
+	case "", kb.AnalyzerSnowball, kb.AnalyzerMoteur, kb.AnalyzerRaw:
 	default:
-		return kb.CreateOptions{}, apiErrorf(http.StatusBadRequest, CodeInvalidField, "analyzer %q: want %q or %q",
-			clip(body.Analyzer), kb.AnalyzerMoteur, kb.AnalyzerRaw)
+		return kb.CreateOptions{}, apiErrorf(http.StatusBadRequest, CodeInvalidField, "analyzer %q: want %q, %q or %q",
+			clip(body.Analyzer), kb.AnalyzerSnowball, kb.AnalyzerMoteur, kb.AnalyzerRaw)
 	}
 	c := chunk.Config{Size: body.ChunkSize, Overlap: body.ChunkOverlap}
 	if err := c.Validate(); err != nil {

@@ -92,7 +92,7 @@ func (c *cli) kbCreateCmd(g *globalFlags) *cobra.Command {
 		},
 	}
 	cmd.Flags().StringVar(&opt.Description, "description", "", c.tr("what the base holds"))
-	cmd.Flags().Var(newChoice(&opt.Analyzer, kb.AnalyzerMoteur, kb.AnalyzerMoteur, kb.AnalyzerRaw), "analyzer", c.tr("keyword analysis: moteur (accents, case, stop words, stemming, FR+EN) or raw (SQLite's own)"))
+	cmd.Flags().Var(newChoice(&opt.Analyzer, kb.DefaultAnalyzer, kb.AnalyzerSnowball, kb.AnalyzerMoteur, kb.AnalyzerRaw), "analyzer", c.tr("keyword analysis: snowball (each document stemmed in its own language), moteur (accents, case, stop words, light stemming, FR+EN) or raw (SQLite's own)"))
 	cmd.Flags().BoolVar(&opt.NoVectors, "no-vectors", false, c.tr("no semantic index even when an embedding model is configured"))
 	cmd.Flags().IntVar(&opt.Chunking.Size, "chunk-size", 0, c.tr("passage size in characters (default 1000)"))
 	cmd.Flags().IntVar(&opt.Chunking.Overlap, "chunk-overlap", 0, c.tr("overlap in characters (default 100)"))

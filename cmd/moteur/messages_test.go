@@ -156,7 +156,7 @@ func TestRunUnsetKeyVariableIsNamed(t *testing.T) {
 func TestKBCreateUnknownAnalyzerIsUsage(t *testing.T) {
 	h := newKBHarness(t)
 	res := h.run(t, "kb", "create", "docs", "--analyzer", "foo")
-	if res.code != 2 || !strings.Contains(res.stderr, `"foo" is not one of moteur, raw`) {
+	if res.code != 2 || !strings.Contains(res.stderr, `"foo" is not one of snowball, moteur, raw`) {
 		t.Errorf("exit %d, stderr %q: want 2 and the analyzers listed", res.code, res.stderr)
 	}
 }

@@ -16,7 +16,7 @@ type Options struct {
 	Raw bool
 	// Snowball replaces the light stemmer (stem.go) by the Snowball stemmer
 	// of Language (snowball.go); the words of a language without one, or of
-	// an unknown language (""), are indexed unstemmed. Folding, elisions,
+	// an unknown language (""), by the light stemmer. Folding, elisions,
 	// identifiers and stop words are the default analysis's.
 	Snowball bool
 	// Language is the language of the text, for Snowball.
@@ -276,7 +276,8 @@ func (a *analyzer) putASCII(c byte) {
 // words alone rarely tell its language, while the documents' are known; a
 // language of a few documents only is left to the queries written in it,
 // since its stems of every other query add noise (measured on kb/beir's
-// sets). Languages without a stemmer, and "", share one unstemmed analysis.
+// sets). Languages without a Snowball stemmer, and "", share one analysis,
+// by the light stemmer.
 func QueryTermsIn(text string, docs map[Language]int) []string {
 	total := 0
 	langs := make([]Language, 0, len(docs))
@@ -295,14 +296,14 @@ func QueryTermsIn(text string, docs map[Language]int) []string {
 		}
 	}
 	var out []string
-	unstemmed := false
+	light := false // the light-stemmed analysis is done
 	done := make(map[Language]bool, len(analyses))
 	for _, lang := range analyses {
 		if !HasStemmer(lang) {
-			if unstemmed {
+			if light {
 				continue
 			}
-			unstemmed, lang = true, ""
+			light, lang = true, ""
 		}
 		if done[lang] {
 			continue

@@ -54,7 +54,7 @@ func BenchmarkTermsSnowball(b *testing.B) {
 }
 
 func BenchmarkDetect(b *testing.B) {
-	b.SetBytes(detectPrefix)
+	b.SetBytes(DetectPrefix)
 	b.ReportAllocs()
 	for b.Loop() {
 		Detect(benchText)

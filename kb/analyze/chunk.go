@@ -116,6 +116,16 @@ func (a *analyzer) emitWord(w []byte) {
 			if isStopWord(w) {
 				return
 			}
+		} else if a.stemmer == nil && stemmable(w) {
+			// A language without a Snowball stemmer, or an unknown one:
+			// the light stemmer, which is harmless in any Latin-script
+			// language and scored better than no stemming on three of
+			// kb/beir's four sets (man-i18n nDCG@10 +0.012) and the same
+			// on the fourth.
+			w = stem(w)
+			if isStopWord(w) {
+				return
+			}
 		}
 	case stemmable(w):
 		w = stem(w)

@@ -42,14 +42,14 @@ var snowballStemmers = map[Language]func(string, bool) string{
 	Hungarian: hungarian.Stem,
 }
 
-// HasStemmer reports whether the Snowball analysis stems words of lang; the
-// words of any other language are indexed unstemmed.
+// HasStemmer reports whether the Snowball analysis stems words of lang with
+// a Snowball stemmer; the words of any other language get the light stemmer.
 func HasStemmer(lang Language) bool { return snowballStemmers[lang] != nil }
 
-// detectPrefix bounds the text language detection reads: the first KiB
+// DetectPrefix bounds the text language detection reads: the first KiB
 // of a document tell its language as well as the whole, and detection
 // counts every trigram it reads.
-const detectPrefix = 1 << 10
+const DetectPrefix = 1 << 10
 
 // Detect returns the language of text by its letter trigrams, "" when the
 // text is too short or too mixed to tell (fewer than minDetectLetters
@@ -91,8 +91,8 @@ var detectorLangs = func() map[Language][]whatlanggo.Lang {
 }()
 
 func detect(text string, opt whatlanggo.Options, minLetters int) Language {
-	if len(text) > detectPrefix {
-		cut := detectPrefix
+	if len(text) > DetectPrefix {
+		cut := DetectPrefix
 		for cut > 0 && !utf8.RuneStart(text[cut]) {
 			cut--
 		}

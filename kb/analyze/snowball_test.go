@@ -24,9 +24,9 @@ func TestSnowballStemsByLanguage(t *testing.T) {
 		{French, "sécurité securite sécurités", []string{"secur", "secur", "secur"}},
 		{French, "les réseaux du réseau", []string{"reseau", "reseau"}},
 		{Spanish, "canciones canción", []string{"cancion", "cancion"}},
-		// A language without a stemmer is indexed unstemmed, folded.
-		{"de", "Häuser Haus", []string{"hauser", "haus"}},
-		{"", "connections", []string{"connections"}},
+		// A language without a Snowball stemmer gets the light stemmer.
+		{"de", "Häuser Haus Laptops", []string{"hauser", "hau", "laptop"}},
+		{"", "connections", []string{"connection"}},
 	}
 	for _, tt := range tests {
 		if got := snowballTerms(tt.text, tt.lang); !slices.Equal(got, tt.want) {
@@ -102,7 +102,7 @@ func TestDetect(t *testing.T) {
 
 // A long text is detected from its beginning, cut on a rune boundary.
 func TestDetectLongText(t *testing.T) {
-	text := strings.Repeat("é", detectPrefix) + strings.Repeat("Les réseaux de l'entreprise sont protégés. ", 200)
+	text := strings.Repeat("é", DetectPrefix) + strings.Repeat("Les réseaux de l'entreprise sont protégés. ", 200)
 	if got := Detect(text); got != "" {
 		t.Errorf("Detect of accents then French = %q, want \"\" (only the first KiB is read)", got)
 	}
@@ -124,14 +124,14 @@ func TestQueryTermsIn(t *testing.T) {
 	if len(got) != len(dedupe(slices.Clone(got))) {
 		t.Errorf("duplicates in %q", got)
 	}
-	// Languages without a stemmer add the unstemmed words, once for all.
+	// Languages without a stemmer add the light stems, once for all.
 	got = QueryTermsIn("connections", map[Language]int{"de": 5, "it": 5, "": 5})
-	if !slices.Equal(got, []string{"connections"}) {
-		t.Errorf("no stemmer: got %q, want [connections]", got)
+	if !slices.Equal(got, []string{"connection"}) {
+		t.Errorf("no stemmer: got %q, want [connection]", got)
 	}
 	got = QueryTermsIn("connections of the servers", map[Language]int{English: 50, "de": 50})
-	if !slices.Contains(got, "connect") || !slices.Contains(got, "connections") {
-		t.Errorf("English and German: got %q, want connect and connections", got)
+	if !slices.Contains(got, "connect") || !slices.Contains(got, "connection") {
+		t.Errorf("English and German: got %q, want connect and connection", got)
 	}
 	// A language of few documents analyses only the queries written in it:
 	// an English query on a base with one Spanish document in a hundred
@@ -148,8 +148,8 @@ func TestQueryTermsIn(t *testing.T) {
 	if got := QueryTermsIn("to be or not to be", map[Language]int{English: 1}); len(got) == 0 {
 		t.Error("a query of stop words became empty")
 	}
-	// No documents: the unstemmed analysis.
-	if got := QueryTermsIn("connections", nil); !slices.Equal(got, []string{"connections"}) {
+	// No documents: the light-stemmed analysis.
+	if got := QueryTermsIn("connections", nil); !slices.Equal(got, []string{"connection"}) {
 		t.Errorf("no documents: got %q", got)
 	}
 }

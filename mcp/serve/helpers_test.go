@@ -29,7 +29,7 @@ var (
 	planText  = "Le plan de réorganisation prévoit la fermeture du site de Lyon en 2027."
 	orionText = "Le budget du programme Orion atteint quatre millions d'euros sur trois exercices."
 	noteDoc   = "# Note de service\n\nDIFFUSION RESTREINTE\n\nCette note circule entre les directions concernées uniquement, sans copie.\n\n" +
-		"## Calendrier\n\nLes réunions de suivi ont lieu chaque premier lundi du mois, dans la salle du conseil.\n\n" +
+		"## Calendrier\n\nLes réunions de suivi ont lieu chaque premier lundi, dans la salle du conseil.\n\n" +
 		"## Budget\n\n" + orionText + "\n"
 	alphaText = "PROJET ALPHA : le rachat de la société Brume est prévu au printemps."
 )
