@@ -32,7 +32,7 @@ func (s *SQLite) Create(ctx context.Context, a agentconfig.Agent) (agentconfig.A
 		if a.ID, err = s.newID(); err != nil {
 			return agentconfig.Agent{}, fmt.Errorf("create %s: %w", describe(a), err)
 		}
-		if !idPattern.MatchString(a.ID) || agentconfig.IsBuiltinID(a.ID) {
+		if !validID(a.ID) || agentconfig.IsBuiltinID(a.ID) {
 			return agentconfig.Agent{}, fmt.Errorf("create %s: NewID gave an unusable id %q", describe(a), a.ID)
 		}
 	}

@@ -1,6 +1,7 @@
 package agentstore
 
 import (
+	"regexp"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -20,8 +21,12 @@ func FuzzPrepare(f *testing.F) {
 			return
 		}
 		if a.Name != strings.TrimSpace(a.Name) || a.Name == "" || !utf8.ValidString(a.Name) ||
-			utf8.RuneCountInString(a.Name) > MaxNameLen || (a.ID != "" && !idPattern.MatchString(a.ID)) {
+			utf8.RuneCountInString(a.Name) > MaxNameLen || (a.ID != "" && !idRule.MatchString(a.ID)) {
 			t.Fatalf("accepted %+v", a)
 		}
 	})
 }
+
+// idRule is the documented rule for an agent id, an oracle independent of
+// the code under test.
+var idRule = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)

@@ -2,11 +2,11 @@ package agentstore
 
 import (
 	"fmt"
-	"regexp"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/moteur/moteur/agentconfig"
+	"github.com/moteur/moteur/ident"
 )
 
 // Limits of the fields this package owns (the config's are agentconfig's).
@@ -15,9 +15,12 @@ const (
 	MaxDescriptionLen = 2000 // characters
 )
 
-// idPattern is what an agent id may be: it travels in URLs and command
-// lines, so no space, slash or other surprise.
-var idPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
+// maxIDLen bounds an agent id. It travels in URLs and command lines, so
+// ident's rule keeps out spaces, slashes and other surprises.
+const maxIDLen = 64
+
+// validID reports whether id may name an agent.
+func validID(id string) bool { return ident.Valid(id, maxIDLen) }
 
 // prepare returns the agent as it will be stored: the name trimmed, not a
 // built-in, its config a copy with EnsureDefaults applied. It reports every
@@ -29,7 +32,7 @@ func prepare(a agentconfig.Agent) (agentconfig.Agent, error) {
 	a.Config = a.Config.Clone()
 	a.Config.EnsureDefaults()
 	var errs []error
-	if a.ID != "" && !idPattern.MatchString(a.ID) {
+	if a.ID != "" && !validID(a.ID) {
 		errs = append(errs, fieldError("id", "must be 1 to 64 letters, digits, '.', '_' or '-', starting with a letter or digit"))
 	}
 	if err := checkText("name", a.Name, MaxNameLen, false); err != nil {

@@ -5,8 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"regexp"
 	"time"
+
+	"github.com/moteur/moteur/ident"
 )
 
 // NewSessionID returns "s-<UTC time>-<16 hex digits>": the time prefix sorts
@@ -20,9 +21,10 @@ func NewSessionID(now time.Time, random io.Reader) (string, error) {
 	return "s-" + now.UTC().Format("20060102T150405") + "-" + hex.EncodeToString(b[:]), nil
 }
 
-// sessionIDPattern keeps a session id usable as a file name: no separator,
-// no leading dot, nothing a shell or another system would mangle.
-var sessionIDPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$`)
+// maxSessionIDLen bounds a session id, which names its log files: with
+// ident's rule it has no separator, no leading dot, nothing a shell or
+// another system would mangle.
+const maxSessionIDLen = 128
 
 // errSessionIDRule says what a session id must be.
 var errSessionIDRule = errors.New("use 1 to 128 letters, digits, '.', '_' or '-', starting with a letter or digit")
@@ -31,7 +33,7 @@ var errSessionIDRule = errors.New("use 1 to 128 letters, digits, '.', '_' or '-'
 // otherwise let "../x" write outside the data directory): its error says
 // what an id must be, for the caller to name the id.
 func CheckSessionID(id string) error {
-	if !sessionIDPattern.MatchString(id) {
+	if !ident.Valid(id, maxSessionIDLen) {
 		return errSessionIDRule
 	}
 	return nil
