@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/moteur/moteur/agentconfig"
+	"github.com/moteur/moteur/sidetable"
 )
 
 // ErrBadRow reports a stored agent this Moteur cannot read (its config is
@@ -20,7 +21,7 @@ var ErrBadRow = errors.New("stored agent cannot be read")
 // required and unique (ErrExists); the config gets EnsureDefaults and must
 // pass Validate (the *agentconfig.FieldError is returned, wrapped); a
 // built-in agent's id, as id or name, is refused (ErrBuiltin).
-func (s *SQLite) Create(ctx context.Context, a agentconfig.Agent) (agentconfig.Agent, error) {
+func (s *Store) Create(ctx context.Context, a agentconfig.Agent) (agentconfig.Agent, error) {
 	a, err := prepare(a)
 	if err != nil {
 		return agentconfig.Agent{}, err
@@ -42,7 +43,7 @@ func (s *SQLite) Create(ctx context.Context, a agentconfig.Agent) (agentconfig.A
 	}
 	now := s.now().UTC()
 	a.Created, a.Updated = now, now
-	err = s.db.Write(ctx, func(tx *sql.Tx) error {
+	err = s.db.Write(ctx, func(tx sidetable.Tx) error {
 		var taken int
 		// An id equal to another agent's name would hide that agent from
 		// Resolve by name.
@@ -67,7 +68,7 @@ func (s *SQLite) Create(ctx context.Context, a agentconfig.Agent) (agentconfig.A
 
 // Update replaces the stored agent of a.ID: its name (still unique),
 // description and config, as Create checks them. Created is kept.
-func (s *SQLite) Update(ctx context.Context, a agentconfig.Agent) (agentconfig.Agent, error) {
+func (s *Store) Update(ctx context.Context, a agentconfig.Agent) (agentconfig.Agent, error) {
 	if a.ID == "" {
 		return agentconfig.Agent{}, fmt.Errorf("update %s: %w", describe(a), fieldError("id", "required"))
 	}
@@ -87,7 +88,7 @@ func (s *SQLite) Update(ctx context.Context, a agentconfig.Agent) (agentconfig.A
 	}
 	now := s.now().UTC()
 	a.Updated = now
-	err = s.db.Write(ctx, func(tx *sql.Tx) error {
+	err = s.db.Write(ctx, func(tx sidetable.Tx) error {
 		var created int64
 		err := tx.QueryRowContext(ctx, `SELECT created_at FROM agents WHERE id = ?`, a.ID).Scan(&created)
 		if errors.Is(err, sql.ErrNoRows) {
@@ -111,11 +112,11 @@ func (s *SQLite) Update(ctx context.Context, a agentconfig.Agent) (agentconfig.A
 }
 
 // Delete removes a stored agent.
-func (s *SQLite) Delete(ctx context.Context, id string) error {
+func (s *Store) Delete(ctx context.Context, id string) error {
 	if agentconfig.IsBuiltinID(id) {
 		return fmt.Errorf("agent %s: %w: it cannot be removed", id, ErrBuiltin)
 	}
-	err := s.db.Write(ctx, func(tx *sql.Tx) error {
+	err := s.db.Write(ctx, func(tx sidetable.Tx) error {
 		res, err := tx.ExecContext(ctx, `DELETE FROM agents WHERE id = ?`, id)
 		if err != nil {
 			return err
@@ -132,43 +133,43 @@ func (s *SQLite) Delete(ctx context.Context, id string) error {
 
 // Get returns the stored agent of id (built-ins are not stored: see
 // Resolve).
-func (s *SQLite) Get(ctx context.Context, id string) (agentconfig.Agent, error) {
+func (s *Store) Get(ctx context.Context, id string) (agentconfig.Agent, error) {
 	return s.getWhere(ctx, "id", id)
 }
 
 // List returns the stored agents by name (case-insensitive), then id.
-func (s *SQLite) List(ctx context.Context) ([]agentconfig.Agent, error) {
-	rows, err := s.r.QueryContext(ctx, `SELECT `+columns+` FROM agents ORDER BY name COLLATE NOCASE, id`)
+func (s *Store) List(ctx context.Context) ([]agentconfig.Agent, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT `+columns+` FROM agents ORDER BY lower(name), id`)
 	if err != nil {
-		return nil, fmt.Errorf("list agents in %s: %w", s.path, err)
+		return nil, fmt.Errorf("list agents in %s: %w", s.db.Name, err)
 	}
 	defer rows.Close()
 	var out []agentconfig.Agent
 	for rows.Next() {
 		a, err := scanAgent(rows)
 		if err != nil {
-			return nil, fmt.Errorf("list agents in %s: %w", s.path, err)
+			return nil, fmt.Errorf("list agents in %s: %w", s.db.Name, err)
 		}
 		out = append(out, a)
 	}
 	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("list agents in %s: %w", s.path, err)
+		return nil, fmt.Errorf("list agents in %s: %w", s.db.Name, err)
 	}
 	return out, nil
 }
 
 const columns = `id, name, description, config, created_at, updated_at`
 
-// getWhere reads one agent by id or by name (the column's NOCASE
-// collation applies).
-func (s *SQLite) getWhere(ctx context.Context, column, v string) (agentconfig.Agent, error) {
-	row := s.r.QueryRowContext(ctx, `SELECT `+columns+` FROM agents WHERE `+column+` = ?`, v)
+// getWhere reads one agent by id or by name (the column's collation
+// ignores case: NOCASE on SQLite, nocase on PostgreSQL).
+func (s *Store) getWhere(ctx context.Context, column, v string) (agentconfig.Agent, error) {
+	row := s.db.QueryRowContext(ctx, `SELECT `+columns+` FROM agents WHERE `+column+` = ?`, v)
 	a, err := scanAgent(row)
 	if errors.Is(err, sql.ErrNoRows) {
 		return agentconfig.Agent{}, fmt.Errorf("agent %q: %w", v, ErrNotFound)
 	}
 	if err != nil {
-		return agentconfig.Agent{}, fmt.Errorf("read agent %q in %s: %w", v, s.path, err)
+		return agentconfig.Agent{}, fmt.Errorf("read agent %q in %s: %w", v, s.db.Name, err)
 	}
 	return a, nil
 }
@@ -209,7 +210,7 @@ func refuseBuiltin(a agentconfig.Agent) error {
 
 // nameFree checks, inside the writing transaction, that no other agent has
 // a's name (ignoring case) or has it as id (Resolve tries ids first).
-func nameFree(ctx context.Context, tx *sql.Tx, a agentconfig.Agent) error {
+func nameFree(ctx context.Context, tx sidetable.Tx, a agentconfig.Agent) error {
 	var other string
 	err := tx.QueryRowContext(ctx, `SELECT id FROM agents WHERE (name = ? OR id = ?) AND id != ? LIMIT 1`,
 		a.Name, a.Name, a.ID).Scan(&other)
@@ -224,12 +225,12 @@ func nameFree(ctx context.Context, tx *sql.Tx, a agentconfig.Agent) error {
 
 // opErr names the file for a database failure; errors of this package's
 // own rules already say everything.
-func (s *SQLite) opErr(what string, err error) error {
+func (s *Store) opErr(what string, err error) error {
 	switch {
 	case err == nil:
 		return nil
 	case errors.Is(err, ErrNotFound), errors.Is(err, ErrExists), errors.Is(err, ErrBuiltin):
 		return err
 	}
-	return fmt.Errorf("%s in %s: %w", what, s.path, err)
+	return fmt.Errorf("%s in %s: %w", what, s.db.Name, err)
 }

@@ -17,3 +17,21 @@ CREATE TABLE agents (
 ) WITHOUT ROWID;
 `,
 }
+
+// pgMigrations are migrations on PostgreSQL, one for one. The name's
+// collation ignores case as SQLite's NOCASE does (ICU's, so beyond ASCII
+// too), for the unique key and for every comparison.
+var pgMigrations = []string{
+	// 1: the agents.
+	`
+CREATE COLLATION IF NOT EXISTS nocase (provider = icu, locale = 'und-u-ks-level2', deterministic = false);
+CREATE TABLE agents (
+	id          text   COLLATE "C" NOT NULL PRIMARY KEY,
+	name        text   COLLATE nocase NOT NULL UNIQUE,
+	description text   NOT NULL DEFAULT '',
+	config      text   NOT NULL,
+	created_at  bigint NOT NULL, -- Unix nanoseconds, UTC
+	updated_at  bigint NOT NULL
+);
+`,
+}

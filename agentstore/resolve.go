@@ -14,7 +14,7 @@ import (
 // by id, then a stored agent by name (ignoring case), then a built-in by
 // its name in l (ignoring case). Ids first, so that a name can never hide
 // an agent whose id is given.
-func (s *SQLite) Resolve(ctx context.Context, ref string, l i18n.Lang) (agentconfig.Agent, error) {
+func (s *Store) Resolve(ctx context.Context, ref string, l i18n.Lang) (agentconfig.Agent, error) {
 	if strings.TrimSpace(ref) == "" {
 		return agentconfig.Agent{}, fmt.Errorf("agent: no name or id given: %w", ErrNotFound)
 	}
@@ -41,7 +41,7 @@ func (s *SQLite) Resolve(ctx context.Context, ref string, l i18n.Lang) (agentcon
 
 // All returns the built-in agents (named in l), then the stored ones by
 // name.
-func (s *SQLite) All(ctx context.Context, l i18n.Lang) ([]agentconfig.Agent, error) {
+func (s *Store) All(ctx context.Context, l i18n.Lang) ([]agentconfig.Agent, error) {
 	out, err := agentconfig.Builtins(l)
 	if err != nil {
 		return nil, err

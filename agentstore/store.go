@@ -1,19 +1,20 @@
 // Package agentstore owns the custom agents stored in Moteur's database
-// file (moteur.db): their table, its migrations (versioned apart from the
-// session and knowledge-base schemas, in agent_migrations), and the rules
+// (the moteur.db file, or PostgreSQL beside the sessions): their table, its
+// migrations (versioned apart from the session and knowledge-base schemas,
+// in agent_migrations), and the rules
 // that keep them usable — a unique name, a valid config, ids and names
 // that never shadow a built-in agent. Resolve and All put the built-in
 // agents of package agentconfig and the stored ones side by side.
 //
-// Concurrency: a *SQLite is safe for use by many goroutines; several
-// processes may open the same file at once (WAL, a busy timeout, one
-// immediate transaction per write, each migration applied exactly once).
+// Concurrency: a *Store is safe for use by many goroutines; several
+// processes, on one host or several, may open the same database at once
+// (package sidetable: one serialised transaction per write, each migration
+// applied exactly once).
 package agentstore
 
 import (
 	"context"
 	"crypto/rand"
-	"database/sql"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -34,20 +35,20 @@ var (
 // Config configures a store. Zero values are defaults.
 type Config struct {
 	// Path is Moteur's database file (session.DefaultPath), created if
-	// missing.
+	// missing. It is ignored when URL is set.
 	Path string
+	// URL, when set, is the PostgreSQL database the agents live in, beside
+	// the sessions (session.DefaultSchema).
+	URL string
 	// Now tells the time of Created and Updated; nil means time.Now.
 	Now func() time.Time
 	// NewID names a new agent; nil means "ag-" and 16 random hex digits.
 	NewID func() (string, error)
 }
 
-// SQLite holds the custom agents of one database file.
-type SQLite struct {
+// Store holds the custom agents of one database file.
+type Store struct {
 	db    *sidetable.DB
-	path  string
-	w     *sql.DB // the one writing connection of this process
-	r     *sql.DB // read-only connections
 	now   func() time.Time
 	newID func() (string, error)
 }
@@ -56,12 +57,13 @@ type SQLite struct {
 // creates and checks the file first (a corrupt file, another application's
 // or a newer Moteur's is refused, untouched); this package then adds its
 // own table.
-func Open(ctx context.Context, cfg Config) (*SQLite, error) {
-	db, err := sidetable.Open(ctx, sidetable.Config{Path: cfg.Path, What: "agents", Table: "agent_migrations", Migrations: migrations, Now: cfg.Now})
+func Open(ctx context.Context, cfg Config) (*Store, error) {
+	db, err := sidetable.Open(ctx, sidetable.Config{Path: cfg.Path, URL: cfg.URL, What: "agents", Table: "agent_migrations",
+		Migrations: migrations, PostgresMigrations: pgMigrations, Now: cfg.Now})
 	if err != nil {
 		return nil, err
 	}
-	s := &SQLite{db: db, path: db.Path, w: db.W, r: db.R, now: cfg.Now, newID: cfg.NewID}
+	s := &Store{db: db, now: cfg.Now, newID: cfg.NewID}
 	if s.now == nil {
 		s.now = time.Now
 	}
@@ -72,10 +74,11 @@ func Open(ctx context.Context, cfg Config) (*SQLite, error) {
 }
 
 // Close closes the database.
-func (s *SQLite) Close() error { return s.db.Close() }
+func (s *Store) Close() error { return s.db.Close() }
 
-// Path is the database file.
-func (s *SQLite) Path() string { return s.path }
+// Path is the database for messages: the file, or the PostgreSQL URL
+// without its password.
+func (s *Store) Path() string { return s.db.Name }
 
 func randomID() (string, error) {
 	var b [8]byte

@@ -9,9 +9,10 @@
 // not a password: there is nothing to guess. Verification compares hashes
 // in constant time.
 //
-// Concurrency: a *SQLite is safe for use by many goroutines, and several
-// processes may open the same file at once (WAL, a busy timeout, immediate
-// write transactions, each migration applied once).
+// Concurrency: a *Store is safe for use by many goroutines, and several
+// processes, on one host or several, may open the same database at once
+// (package sidetable: serialised write transactions, each migration applied
+// once).
 package apikey
 
 import (

@@ -20,3 +20,21 @@ CREATE TABLE api_keys (
 CREATE UNIQUE INDEX api_keys_active_name ON api_keys (name) WHERE revoked_at IS NULL;
 `,
 }
+
+// pgMigrations are migrations on PostgreSQL, one for one.
+var pgMigrations = []string{
+	// 1: the keys.
+	`
+CREATE TABLE api_keys (
+	id         text    COLLATE "C" NOT NULL PRIMARY KEY,
+	name       text    COLLATE "C" NOT NULL,
+	sha256     bytea   NOT NULL, -- of the whole secret; the secret is never stored
+	bases      text    NOT NULL, -- JSON array; [] = every base
+	agents     text    NOT NULL, -- JSON array; [] = every agent
+	wait       boolean NOT NULL,
+	created_at bigint  NOT NULL, -- Unix nanoseconds, UTC
+	revoked_at bigint            -- NULL while the key works
+);
+CREATE UNIQUE INDEX api_keys_active_name ON api_keys (name) WHERE revoked_at IS NULL;
+`,
+}

@@ -19,32 +19,33 @@ import (
 // Config configures a store. Zero values are defaults.
 type Config struct {
 	// Path is Moteur's database file (session.DefaultPath), created if
-	// missing.
+	// missing. It is ignored when URL is set.
 	Path string
+	// URL, when set, is the PostgreSQL database the keys live in, beside
+	// the sessions (session.DefaultSchema).
+	URL string
 	// Now tells a key's creation time; nil means time.Now.
 	Now func() time.Time
 	// Rand draws ids and secrets; nil means crypto/rand.
 	Rand io.Reader
 }
 
-// SQLite holds the API keys of one database file.
-type SQLite struct {
+// Store holds the API keys of one database file.
+type Store struct {
 	db   *sidetable.DB
-	path string
-	w    *sql.DB // the one writing connection of this process
-	r    *sql.DB // read-only connections
 	now  func() time.Time
 	rand io.Reader
 }
 
 // Open opens the keys of the database at cfg.Path. The session store
 // creates and checks the file first; this package adds its own table.
-func Open(ctx context.Context, cfg Config) (*SQLite, error) {
-	db, err := sidetable.Open(ctx, sidetable.Config{Path: cfg.Path, What: "API keys", Table: "apikey_migrations", Migrations: migrations, Now: cfg.Now})
+func Open(ctx context.Context, cfg Config) (*Store, error) {
+	db, err := sidetable.Open(ctx, sidetable.Config{Path: cfg.Path, URL: cfg.URL, What: "API keys", Table: "apikey_migrations",
+		Migrations: migrations, PostgresMigrations: pgMigrations, Now: cfg.Now})
 	if err != nil {
 		return nil, err
 	}
-	s := &SQLite{db: db, path: db.Path, w: db.W, r: db.R, now: cfg.Now, rand: cfg.Rand}
+	s := &Store{db: db, now: cfg.Now, rand: cfg.Rand}
 	if s.now == nil {
 		s.now = time.Now
 	}
@@ -55,12 +56,12 @@ func Open(ctx context.Context, cfg Config) (*SQLite, error) {
 }
 
 // Close closes the database.
-func (s *SQLite) Close() error { return s.db.Close() }
+func (s *Store) Close() error { return s.db.Close() }
 
 // Create makes a key named name with scope sc and returns its secret,
 // which is not stored and cannot be shown again. A name taken by a key
 // that works is ErrExists.
-func (s *SQLite) Create(ctx context.Context, name string, sc Scope) (secret string, k Key, err error) {
+func (s *Store) Create(ctx context.Context, name string, sc Scope) (secret string, k Key, err error) {
 	if err := checkName(name); err != nil {
 		return "", Key{}, err
 	}
@@ -75,7 +76,7 @@ func (s *SQLite) Create(ctx context.Context, name string, sc Scope) (secret stri
 	agents, _ := json.Marshal(nonNil(sc.Agents))
 	created := s.now().UTC()
 	k = Key{ID: id, Name: name, Scope: Scope{Bases: clone(sc.Bases), Agents: clone(sc.Agents), Wait: sc.Wait}, Created: created}
-	err = s.db.Write(ctx, func(tx *sql.Tx) error {
+	err = s.db.Write(ctx, func(tx sidetable.Tx) error {
 		var taken int
 		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM api_keys WHERE name = ? AND revoked_at IS NULL`, name).Scan(&taken); err != nil {
 			return err
@@ -99,7 +100,7 @@ var dummyHash = hash("mk_0000000000000000_")
 
 // Verify returns the key of secret. A malformed, unknown, wrong or revoked
 // secret is ErrInvalid, with nothing said of which.
-func (s *SQLite) Verify(ctx context.Context, secret string) (Key, error) {
+func (s *Store) Verify(ctx context.Context, secret string) (Key, error) {
 	id, ok := parseSecret(secret)
 	if !ok {
 		return Key{}, ErrInvalid
@@ -108,14 +109,14 @@ func (s *SQLite) Verify(ctx context.Context, secret string) (Key, error) {
 	var k Key
 	var bases, agents string
 	var created int64
-	err := s.r.QueryRowContext(ctx, `SELECT id, name, sha256, bases, agents, wait, created_at
+	err := s.db.QueryRowContext(ctx, `SELECT id, name, sha256, bases, agents, wait, created_at
 		FROM api_keys WHERE id = ? AND revoked_at IS NULL`, id).Scan(&k.ID, &k.Name, &stored, &bases, &agents, &k.Scope.Wait, &created)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
 		subtle.ConstantTimeCompare(dummyHash, hash(secret))
 		return Key{}, ErrInvalid
 	case err != nil:
-		return Key{}, fmt.Errorf("verify API key in %s: %w", s.path, err)
+		return Key{}, fmt.Errorf("verify API key in %s: %w", s.db.Name, err)
 	}
 	if subtle.ConstantTimeCompare(stored, hash(secret)) != 1 {
 		return Key{}, ErrInvalid
@@ -127,11 +128,11 @@ func (s *SQLite) Verify(ctx context.Context, secret string) (Key, error) {
 }
 
 // List returns the keys that work, by name.
-func (s *SQLite) List(ctx context.Context) ([]Key, error) {
-	rows, err := s.r.QueryContext(ctx, `SELECT id, name, bases, agents, wait, created_at
+func (s *Store) List(ctx context.Context) ([]Key, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT id, name, bases, agents, wait, created_at
 		FROM api_keys WHERE revoked_at IS NULL ORDER BY name, id`)
 	if err != nil {
-		return nil, fmt.Errorf("list API keys in %s: %w", s.path, err)
+		return nil, fmt.Errorf("list API keys in %s: %w", s.db.Name, err)
 	}
 	defer rows.Close()
 	var out []Key
@@ -140,7 +141,7 @@ func (s *SQLite) List(ctx context.Context) ([]Key, error) {
 		var bases, agents string
 		var created int64
 		if err := rows.Scan(&k.ID, &k.Name, &bases, &agents, &k.Scope.Wait, &created); err != nil {
-			return nil, fmt.Errorf("list API keys in %s: %w", s.path, err)
+			return nil, fmt.Errorf("list API keys in %s: %w", s.db.Name, err)
 		}
 		if err := decodeScope(&k, bases, agents, created); err != nil {
 			return nil, err
@@ -148,15 +149,15 @@ func (s *SQLite) List(ctx context.Context) ([]Key, error) {
 		out = append(out, k)
 	}
 	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("list API keys in %s: %w", s.path, err)
+		return nil, fmt.Errorf("list API keys in %s: %w", s.db.Name, err)
 	}
 	return out, nil
 }
 
 // Revoke stops the key named nameOrID (its id first, then its name) from
 // working, at once and for every process.
-func (s *SQLite) Revoke(ctx context.Context, nameOrID string) error {
-	err := s.db.Write(ctx, func(tx *sql.Tx) error {
+func (s *Store) Revoke(ctx context.Context, nameOrID string) error {
+	err := s.db.Write(ctx, func(tx sidetable.Tx) error {
 		now := s.now().UTC().UnixNano()
 		for _, column := range []string{"id", "name"} {
 			res, err := tx.ExecContext(ctx, `UPDATE api_keys SET revoked_at = ? WHERE `+column+` = ? AND revoked_at IS NULL`, now, nameOrID)
@@ -186,14 +187,14 @@ func decodeScope(k *Key, bases, agents string, created int64) error {
 	return nil
 }
 
-func (s *SQLite) opErr(what string, err error) error {
+func (s *Store) opErr(what string, err error) error {
 	switch {
 	case err == nil:
 		return nil
 	case errors.Is(err, ErrNotFound), errors.Is(err, ErrExists):
 		return err
 	}
-	return fmt.Errorf("%s in %s: %w", what, s.path, err)
+	return fmt.Errorf("%s in %s: %w", what, s.db.Name, err)
 }
 
 func clone(s []string) []string {

@@ -13,7 +13,6 @@ import (
 	"github.com/moteur/moteur/config"
 	"github.com/moteur/moteur/i18n"
 	"github.com/moteur/moteur/policy"
-	"github.com/moteur/moteur/session"
 	"github.com/moteur/moteur/skills"
 	kbtools "github.com/moteur/moteur/tools/kb"
 	"github.com/moteur/moteur/tools/web"
@@ -61,7 +60,11 @@ func ResolveAgent(ctx context.Context, o Options, ref string) (agentconfig.Agent
 		return agentconfig.Agent{}, err
 	}
 	lang := resolveLang(o.Lang, "", o.Env)
-	st, err := agentstore.Open(ctx, agentstore.Config{Path: session.DefaultPath(o.DataDir)})
+	db, err := DatabaseOf(o.Env, o.DataDir)
+	if err != nil {
+		return agentconfig.Agent{}, err
+	}
+	st, err := db.Agents(ctx)
 	if err != nil {
 		return agentconfig.Agent{}, err
 	}

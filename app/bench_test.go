@@ -24,7 +24,7 @@ func BenchmarkServedTurn(b *testing.B) {
 	b.Cleanup(srv.Close)
 	e := newTestEnv(b)
 	e.useProvider(b, srv.URL+"/v1", "")
-	st, err := OpenStore(b.Context(), e.home())
+	st, err := Database{Home: e.home()}.OpenStore(b.Context())
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -107,9 +107,13 @@ func (e *testEnv) store(t *testing.T, evs []event.Event) {
 
 // openStore opens the environment's session store as another handle
 // would; it is closed at the test's end.
-func (e *testEnv) openStore(t *testing.T) *session.SQLite {
+func (e *testEnv) openStore(t *testing.T) session.Store {
 	t.Helper()
-	st, err := OpenStore(t.Context(), e.home())
+	db, err := DatabaseOf(e.env, e.home())
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := db.OpenStore(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}

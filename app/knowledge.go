@@ -13,7 +13,6 @@ import (
 	"github.com/moteur/moteur/llm"
 	"github.com/moteur/moteur/policy"
 	"github.com/moteur/moteur/provider/openai"
-	"github.com/moteur/moteur/session"
 	"github.com/moteur/moteur/tools"
 	"github.com/moteur/moteur/tools/data"
 	kbtools "github.com/moteur/moteur/tools/kb"
@@ -30,7 +29,7 @@ func (s *Settings) OpenKnowledge(ctx context.Context) (*kb.Store, error) {
 		return nil, err
 	}
 	root := s.ProjectRoot()
-	kc := kb.Config{Path: session.DefaultPath(s.DataDir()), Retrieval: s.Config.Retrieval, Embedder: em, Reranker: rr,
+	kc := kb.Config{Path: s.Database().KBPath(), Retrieval: s.Config.Retrieval, Embedder: em, Reranker: rr,
 		Classify: func(path string) (string, bool) {
 			m, ok := s.classifier.Path(root, path)
 			return m.Rule, ok

@@ -17,7 +17,7 @@ import (
 // store, the session's lease (held until close) and the sinks of the new
 // events.
 type liveSession struct {
-	store    *session.SQLite
+	store    session.Store
 	ownStore bool // opened by the session, closed with it
 	lease    session.Lease
 	// lastSeq is the seq of the last stored event once the session was
@@ -46,7 +46,7 @@ type liveSession struct {
 //
 // shared is the data directory's store when the caller keeps one open
 // (nil: the session opens its own and closes it with itself).
-func openLiveSession(ctx context.Context, env func(string) string, home, id string, shared *session.SQLite, lang i18n.Lang) (_ *liveSession, err error) {
+func openLiveSession(ctx context.Context, env func(string) string, home, id string, shared session.Store, lang i18n.Lang) (_ *liveSession, err error) {
 	// Whatever opens a session writes its audit log: it makes the key on
 	// first use, and refuses a data directory whose key is gone.
 	key, err := atRestKey(env, home, true, lang)
@@ -55,7 +55,11 @@ func openLiveSession(ctx context.Context, env func(string) string, home, id stri
 	}
 	st, ownStore := shared, false
 	if st == nil {
-		if st, err = OpenStore(ctx, home); err != nil {
+		db, err := DatabaseOf(env, home)
+		if err != nil {
+			return nil, err
+		}
+		if st, err = db.OpenStore(ctx); err != nil {
 			return nil, err
 		}
 		ownStore = true

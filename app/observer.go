@@ -22,7 +22,7 @@ type Observer struct {
 	// fails with engine.ErrNoProvider.
 	Engine *engine.Engine
 	// Store is the session store; it is closed with the observer.
-	Store *session.SQLite
+	Store session.Store
 	// Info describes the session Options.SessionID names, as it was when
 	// the observer opened (zero when none was named).
 	Info session.Info
@@ -42,7 +42,11 @@ func OpenObserver(ctx context.Context, o Options) (_ *Observer, err error) {
 			return nil, err
 		}
 	}
-	st, err := OpenExistingStore(ctx, o.DataDir)
+	db, err := DatabaseOf(o.Env, o.DataDir)
+	if err != nil {
+		return nil, err
+	}
+	st, err := db.OpenExistingStore(ctx)
 	if err != nil {
 		return nil, err
 	}

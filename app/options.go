@@ -118,7 +118,7 @@ type Options struct {
 	// many sessions one after the other and keeps it open (moteur serve):
 	// the sessions use it and leave it open. Nil: each session opens the
 	// data directory's store and closes it with itself.
-	Store *session.SQLite
+	Store session.Store
 	// Notify receives what the user should know that arises while the
 	// session runs, one line each (an MCP tool left out because its
 	// schema is invalid). It may be called from any goroutine. Nil: such

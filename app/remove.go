@@ -15,7 +15,8 @@ import (
 // proof of what the agent did, and Moteur never deletes it. A session in
 // use by a live process is refused (session.ErrInUse), an unknown one is
 // session.ErrNotFound. auditKept reports whether an audit log remains.
-func RemoveSession(ctx context.Context, st session.Store, home, id string) (auditKept bool, err error) {
+func RemoveSession(ctx context.Context, st session.Store, db Database, id string) (auditKept bool, err error) {
+	home := db.Home
 	if err := checkSessionID(id); err != nil {
 		return false, err
 	}
@@ -25,7 +26,7 @@ func RemoveSession(ctx context.Context, st session.Store, home, id string) (audi
 	if err := os.Remove(TranscriptPath(home, id)); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return false, fmt.Errorf("session %s removed, but not its transcript: %w", id, err)
 	}
-	snaps := openSnapshots(home)
+	snaps := db.Snapshots()
 	if err := errors.Join(snaps.RemoveSession(ctx, id), snaps.Close()); err != nil {
 		return false, fmt.Errorf("session %s removed, but not its web snapshots: %w", id, err)
 	}

@@ -39,7 +39,7 @@ func OpenRewind(ctx context.Context, o Options) (_ *Rewind, err error) {
 		return nil, err
 	}
 	// The session must exist: taking its lease would create it.
-	if err := checkStored(ctx, o.DataDir, id); err != nil {
+	if err := checkStored(ctx, o.Env, o.DataDir, id); err != nil {
 		return nil, err
 	}
 	rw := &Rewind{Session: &Session{ID: id}}
@@ -83,8 +83,12 @@ func OpenRewind(ctx context.Context, o Options) (_ *Rewind, err error) {
 
 // checkStored fails, with an error wrapping session.ErrNotFound, unless
 // the store of home holds session id. A missing database is not created.
-func checkStored(ctx context.Context, home, id string) error {
-	st, err := OpenExistingStore(ctx, home)
+func checkStored(ctx context.Context, env func(string) string, home, id string) error {
+	db, err := DatabaseOf(env, home)
+	if err != nil {
+		return err
+	}
+	st, err := db.OpenExistingStore(ctx)
 	if err != nil {
 		return err
 	}

@@ -111,7 +111,7 @@ func (s *Settings) Open(ctx context.Context) (_ *Session, err error) {
 	for _, p := range ses.skills.Problems() {
 		ses.warn("skills: " + p.Error())
 	}
-	ses.snaps = openSnapshots(s.DataDir())
+	ses.snaps = s.Database().Snapshots()
 	if ses.tools, err = newSessionTools(o.ProjectRoot, cps, sandbox, s.classifier, ses.skills, ses.snaps.Session(ses.ID), allow, o.Tools); err != nil {
 		return nil, err
 	}

@@ -54,6 +54,9 @@ func LoadSettings(o Options) (*Settings, error) {
 		return nil, err
 	}
 	s := &Settings{Config: cfg, Lang: resolveLang(o.Lang, cfg.Lang, o.Env), Notes: cfg.Notices, opts: o}
+	if n := s.Database().KBNotice(); n != "" {
+		s.Notes = append(s.Notes, n)
+	}
 	if len(cfg.Providers) == 0 && !o.NoModel {
 		return nil, &ConfigError{Err: errors.New(noModelMessage(s.Lang))}
 	}
@@ -104,6 +107,12 @@ func (s *Settings) ProjectRoot() string { return s.opts.ProjectRoot }
 
 // DataDir is the data directory, absolute.
 func (s *Settings) DataDir() string { return s.opts.DataDir }
+
+// Database is where the data directory's data is kept, as the
+// configuration chose it.
+func (s *Settings) Database() Database {
+	return Database{Home: s.DataDir(), Database: s.Config.Database}
+}
 
 // resolveLang picks the language: the option, else the configuration's
 // lang, else MOTEUR_LANG (read leniently), else French.

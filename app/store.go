@@ -3,33 +3,10 @@ package app
 import (
 	"context"
 	"errors"
-	"fmt"
-	"io/fs"
-	"os"
 
 	"github.com/moteur/moteur/event"
 	"github.com/moteur/moteur/session"
 )
-
-// OpenStore opens the session store of the data directory home, creating
-// it if needed. The store's errors name the database file.
-func OpenStore(ctx context.Context, home string) (*session.SQLite, error) {
-	st, err := session.OpenSQLite(ctx, session.SQLiteConfig{Path: session.DefaultPath(home)})
-	if err != nil {
-		return nil, fmt.Errorf("session store: %w", err)
-	}
-	return st, nil
-}
-
-// OpenExistingStore is OpenStore for what only reads or removes: where
-// there is no database yet nothing is stored, so it returns a nil store
-// rather than creating one.
-func OpenExistingStore(ctx context.Context, home string) (*session.SQLite, error) {
-	if _, err := os.Stat(session.DefaultPath(home)); errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	}
-	return OpenStore(ctx, home)
-}
 
 // StoredAudit is what the store holds of session id's audit log: a head per
 // event, and where the log starts (a fork's, at its fork seq). It is nil

@@ -206,12 +206,12 @@ func TestWebFetchInSession(t *testing.T) {
 	if err := s2.Close(); err != nil {
 		t.Fatal(err)
 	}
-	snaps := openSnapshots(e.home())
+	snaps := Database{Home: e.home()}.Snapshots()
 	t.Cleanup(func() { snaps.Close() })
 	if _, err := snaps.Session("s-fetch").Get(t.Context(), path); err != nil {
 		t.Fatalf("before the removal: %v", err)
 	}
-	if _, err := RemoveSession(t.Context(), e.openStore(t), e.home(), "s-fetch"); err != nil {
+	if _, err := RemoveSession(t.Context(), e.openStore(t), Database{Home: e.home()}, "s-fetch"); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := snaps.Session("s-fetch").Get(t.Context(), path); !errors.Is(err, web.ErrNoSnapshot) {

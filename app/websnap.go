@@ -5,9 +5,7 @@ import (
 	"errors"
 	"io/fs"
 
-	"github.com/moteur/moteur/session"
 	"github.com/moteur/moteur/tools/web"
-	"github.com/moteur/moteur/websnap"
 )
 
 // A session's web:// snapshots — the whole text of each page web_fetch
@@ -15,11 +13,6 @@ import (
 // turn, opened anew by another process or by moteur serve, reads them with
 // read_file too. The database is opened only when a page is stored or
 // read: a turn that fetches nothing pays nothing.
-
-// openSnapshots returns the snapshot store of the data directory home.
-func openSnapshots(home string) *websnap.Store {
-	return websnap.New(websnap.Config{Path: session.DefaultPath(home)})
-}
 
 // webReader serves read_file's web:// paths from the session's snapshots
 // (files.WebReader).

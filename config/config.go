@@ -142,8 +142,11 @@ type Config struct {
 	ClassifyMarkings []string
 	Embedding        Endpoint
 	// Web is the user's web: section; nil when there is none (see Web).
-	Web    *Web
-	Rerank Endpoint
+	Web *Web
+	// Database is where the data is kept: $MOTEUR_DATABASE_URL, else the
+	// user's database: section, else the data directory's SQLite file.
+	Database Database
+	Rerank   Endpoint
 	// ClassifyCaseInsensitive: markings match in any case. Any file may
 	// set it; once set, a later file cannot unset it.
 	ClassifyCaseInsensitive bool
@@ -249,6 +252,9 @@ func Load(o LoadOptions) (*Config, error) {
 	}
 
 	if err := c.merge(layers, getenv); err != nil {
+		return nil, err
+	}
+	if err := c.databaseFromEnv(getenv); err != nil {
 		return nil, err
 	}
 	env, err := providerFromEnv(getenv)
@@ -409,6 +415,7 @@ func (c *Config) merge(layers []layer, getenv func(string) string) error {
 		}
 		c.addHooks(l)
 		c.mergeWeb(l, getenv)
+		c.mergeDatabase(l)
 	}
 	c.Profile = profile.Get(name)
 	c.Retrieval = c.Retrieval.WithDefaults()

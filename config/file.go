@@ -74,6 +74,10 @@ type File struct {
 	// web_fetch may reach (see FileWeb).
 	Web FileWeb `yaml:"web"`
 
+	// Database is where the data is kept (see FileDatabase); honoured only
+	// in the user's own file.
+	Database FileDatabase `yaml:"database"`
+
 	// Hooks is Claude Code's hooks setting, in its shape: EVENT: [{matcher:
 	// REGEX, hooks: [{type: command, command: …, timeout: SECONDS}]}].
 	// Event names, types and matchers are checked by hooks.New, which
@@ -192,6 +196,9 @@ func (f *File) check(tree *ast.File) error {
 		return at("$.retrieval", err)
 	}
 	if key, err := f.Web.check(); err != nil {
+		return at(key, err)
+	}
+	if key, err := f.Database.check(); err != nil {
 		return at(key, err)
 	}
 	names := map[string]int{}

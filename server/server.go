@@ -20,14 +20,14 @@ import (
 // DefaultMaxUpload bounds a multipart upload of documents, in bytes.
 const DefaultMaxUpload = 512 << 20
 
-// KeyVerifier tells the key a request's secret stands for (apikey.SQLite
+// KeyVerifier tells the key a request's secret stands for (apikey.Store
 // implements it). An unknown, revoked or malformed secret is an error
 // wrapping apikey.ErrInvalid.
 type KeyVerifier interface {
 	Verify(ctx context.Context, secret string) (apikey.Key, error)
 }
 
-// AgentStore keeps the custom agents (agentstore.SQLite implements it).
+// AgentStore keeps the custom agents (agentstore.Store implements it).
 // Resolve and All see the built-in agents too; the rest only stored ones.
 type AgentStore interface {
 	Resolve(ctx context.Context, ref string, l i18n.Lang) (agentconfig.Agent, error)
@@ -70,7 +70,8 @@ type Server struct {
 	lang     i18n.Lang
 	mux      *http.ServeMux
 	decoder  *Decoder
-	store    *session.SQLite
+	db       app.Database
+	store    session.Store
 	observer *engine.Engine // follows sessions and answers requests; runs no turn
 	follow   *SessionEvents
 	patterns []string // every route registered, for the OpenAPI check
@@ -87,8 +88,9 @@ type Server struct {
 	idle     *sync.Cond // signalled when a turn ends
 }
 
-// New opens the session store of cfg.Base's data directory (creating it)
-// and returns the server. Close it with Shutdown.
+// New opens the session store of cfg.Base's data directory (creating it),
+// in the database its environment chooses (app.DatabaseOf), and returns
+// the server. Close it with Shutdown.
 func New(ctx context.Context, cfg Config) (*Server, error) {
 	if cfg.Keys == nil || cfg.Agents == nil {
 		return nil, errors.New("server: Config.Keys and Config.Agents are required")
@@ -110,7 +112,11 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 		}
 		cfg.Base.DataDir = home
 	}
-	st, err := app.OpenStore(ctx, home)
+	db, err := app.DatabaseOf(cfg.Base.Env, home)
+	if err != nil {
+		return nil, err
+	}
+	st, err := db.OpenStore(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -119,7 +125,7 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 		return nil, errors.Join(err, st.Close())
 	}
 	s := &Server{cfg: cfg, mux: http.NewServeMux(), decoder: NewDecoder(DecodeConfig{MaxBody: cfg.MaxBody}),
-		store: st, observer: obs, turns: map[string]*liveTurn{}}
+		db: db, store: st, observer: obs, turns: map[string]*liveTurn{}}
 	s.lang = i18n.Lang(cfg.Base.Lang).Normalize()
 	s.idle = sync.NewCond(&s.mu)
 	s.base, s.stopBase = context.WithCancel(context.WithoutCancel(ctx))

@@ -136,7 +136,7 @@ func (s *Server) deleteSession(w http.ResponseWriter, r *http.Request) {
 		WriteError(w, apiErrorf(http.StatusConflict, CodeBusy, "session %s has a turn running: stop it first", info.ID))
 		return
 	}
-	if _, err := app.RemoveSession(r.Context(), s.store, s.cfg.Base.DataDir, info.ID); err != nil {
+	if _, err := app.RemoveSession(r.Context(), s.store, s.db, info.ID); err != nil {
 		if errors.Is(err, session.ErrInUse) {
 			err = errorf(http.StatusConflict, CodeInUse, err, "%v", err)
 		}

@@ -33,8 +33,8 @@ type testServer struct {
 	root   string
 	env    map[string]string
 	key    string // a key of every scope
-	keys   *apikey.SQLite
-	agents *agentstore.SQLite
+	keys   *apikey.Store
+	agents *agentstore.Store
 }
 
 // testOptions tune newTestServer.

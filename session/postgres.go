@@ -141,6 +141,9 @@ func OpenPostgres(ctx context.Context, cfg PostgresConfig) (*Postgres, error) {
 	return s, nil
 }
 
+// Name is the database, for messages: its URL without the password.
+func (s *Postgres) Name() string { return s.name }
+
 // Close releases the leases this Store holds and closes its connections.
 func (s *Postgres) Close() error {
 	s.mu.Lock()
@@ -216,22 +219,34 @@ func connLost(err error) bool {
 		errors.Is(err, net.ErrClosed) || pgconn.SafeToRetry(err)
 }
 
-// dbErr wraps an error of the database with what was being done, and says
-// plainly what a refused login or a lost server means.
-func (s *Postgres) dbErr(what string, err error) error {
+// dbErr wraps an error of the database with what was being done (see
+// PostgresErr).
+func (s *Postgres) dbErr(what string, err error) error { return PostgresErr(what, err) }
+
+// PostgresErr wraps an error of a PostgreSQL database with what was being
+// done, explained by ExplainPostgres.
+func PostgresErr(what string, err error) error {
+	return fmt.Errorf("%s: %w", what, ExplainPostgres(err))
+}
+
+// ExplainPostgres says plainly what a refused login, a missing database or
+// a lost server means, in front of err; any other error is returned as it
+// is. The packages that keep their tables beside the sessions explain their
+// errors with it too.
+func ExplainPostgres(err error) error {
 	switch pgCode(err) {
 	case pgInvalidPassword, pgInvalidAuth:
-		return fmt.Errorf("%s: PostgreSQL refused the login (check the user and password in the database URL): %w", what, err)
+		return fmt.Errorf("PostgreSQL refused the login (check the user and password in the database URL): %w", err)
 	case pgUnknownDatabase:
-		return fmt.Errorf("%s: the database does not exist (create it, or fix the database URL): %w", what, err)
+		return fmt.Errorf("the database does not exist (create it, or fix the database URL): %w", err)
 	}
 	if ce := (*pgconn.ConnectError)(nil); errors.As(err, &ce) {
-		return fmt.Errorf("%s: cannot connect to PostgreSQL: %w", what, err)
+		return fmt.Errorf("cannot connect to PostgreSQL: %w", err)
 	}
 	if connLost(err) {
-		return fmt.Errorf("%s: the connection to PostgreSQL was lost: %w", what, err)
+		return fmt.Errorf("the connection to PostgreSQL was lost: %w", err)
 	}
-	return fmt.Errorf("%s: %w", what, err)
+	return err
 }
 
 // commitErr wraps the error of a COMMIT: when the connection died during

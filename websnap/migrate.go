@@ -25,3 +25,25 @@ CREATE TABLE web_snapshots (
 CREATE UNIQUE INDEX web_snapshots_path ON web_snapshots (session_id, path);
 `,
 }
+
+// pgMigrations are migrations on PostgreSQL, one for one: seq is drawn
+// from an identity column where SQLite's rowid does it.
+var pgMigrations = []string{
+	// 1: the snapshots.
+	`
+CREATE TABLE web_snapshots (
+	seq        bigint  GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+	session_id text    COLLATE "C" NOT NULL,
+	path       text    COLLATE "C" NOT NULL, -- web://HOST/ID.md
+	url        text    NOT NULL, -- masked, as the title and the text
+	final_url  text    NOT NULL,
+	title      text    NOT NULL,
+	format     text    NOT NULL,
+	text       text    NOT NULL,
+	truncated  boolean NOT NULL,
+	fetched_at bigint  NOT NULL, -- Unix nanoseconds, UTC; 0 when unknown
+	stored_at  bigint  NOT NULL  -- Unix nanoseconds, UTC
+);
+CREATE UNIQUE INDEX web_snapshots_path ON web_snapshots (session_id, path);
+`,
+}

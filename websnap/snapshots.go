@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/moteur/moteur/redact"
+	"github.com/moteur/moteur/sidetable"
 	"github.com/moteur/moteur/tools/web"
 )
 
@@ -43,7 +44,7 @@ func (ss *sessionSnapshots) Put(ctx context.Context, snap web.Snapshot) error {
 		fetched = snap.Fetched.UTC().UnixNano()
 	}
 	stored := ss.s.now().UTC().UnixNano()
-	err = db.Write(ctx, func(tx *sql.Tx) error {
+	err = db.Write(ctx, func(tx sidetable.Tx) error {
 		if _, err := tx.ExecContext(ctx, `DELETE FROM web_snapshots WHERE session_id = ? AND path = ?`, ss.id, snap.Path); err != nil {
 			return err
 		}
@@ -54,12 +55,12 @@ func (ss *sessionSnapshots) Put(ctx context.Context, snap web.Snapshot) error {
 			return err
 		}
 		// Every row of the session older than the max newest ones.
-		_, err := tx.ExecContext(ctx, `DELETE FROM web_snapshots WHERE session_id = ?1 AND seq <= (
-			SELECT seq FROM web_snapshots WHERE session_id = ?1 ORDER BY seq DESC LIMIT 1 OFFSET ?2)`, ss.id, ss.s.max)
+		_, err := tx.ExecContext(ctx, `DELETE FROM web_snapshots WHERE session_id = ? AND seq <= (
+			SELECT seq FROM web_snapshots WHERE session_id = ? ORDER BY seq DESC LIMIT 1 OFFSET ?)`, ss.id, ss.id, ss.s.max)
 		return err
 	})
 	if err != nil {
-		return fmt.Errorf("put web snapshot %s of session %s in %s: %w", snap.Path, ss.id, db.Path, err)
+		return fmt.Errorf("put web snapshot %s of session %s in %s: %w", snap.Path, ss.id, db.Name, err)
 	}
 	return nil
 }
@@ -77,14 +78,14 @@ func (ss *sessionSnapshots) Get(ctx context.Context, path string) (web.Snapshot,
 	}
 	snap := web.Snapshot{Path: path}
 	var fetched int64
-	err = db.R.QueryRowContext(ctx, `SELECT url, final_url, title, format, text, truncated, fetched_at
+	err = db.QueryRowContext(ctx, `SELECT url, final_url, title, format, text, truncated, fetched_at
 		FROM web_snapshots WHERE session_id = ? AND path = ?`, ss.id, path).
 		Scan(&snap.URL, &snap.FinalURL, &snap.Title, &snap.Format, &snap.Text, &snap.Truncated, &fetched)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
 		return web.Snapshot{}, fmt.Errorf("web snapshot %s of session %s: %w", path, ss.id, web.ErrNoSnapshot)
 	case err != nil:
-		return web.Snapshot{}, fmt.Errorf("get web snapshot %s of session %s in %s: %w", path, ss.id, db.Path, err)
+		return web.Snapshot{}, fmt.Errorf("get web snapshot %s of session %s in %s: %w", path, ss.id, db.Name, err)
 	}
 	if fetched != 0 {
 		snap.Fetched = time.Unix(0, fetched).UTC()

@@ -2,7 +2,8 @@
 // text of each page web_fetch read, under its web://HOST/ID.md path — in
 // Moteur's database file, beside the sessions, so that a later turn of the
 // session (in another process, as `moteur serve` opens the session anew
-// each turn) reads them again with read_file. It owns their table, its
+// each turn, or on another replica when the database is PostgreSQL) reads
+// them again with read_file. It owns their table, its
 // migrations (versioned apart, in websnap_migrations), the cap of
 // snapshots per session and their masking: secrets in a snapshot are
 // replaced by package redact's markers before it is stored, so that none
@@ -12,14 +13,13 @@
 // does not pay for opening it.
 //
 // Concurrency: a *Store and the web.Snapshots of its sessions are safe for
-// use by many goroutines, and concurrent first uses open the file once;
-// several processes may use the same file at once (WAL, a busy timeout, one
-// immediate transaction per write).
+// use by many goroutines, and concurrent first uses open the database once;
+// several processes, on one host or several, may use the same database at
+// once (package sidetable: one serialised transaction per write).
 package websnap
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
 	"sync"
@@ -39,8 +39,11 @@ var ErrClosed = errors.New("web snapshots: store closed")
 // Config configures a Store. Zero values are defaults.
 type Config struct {
 	// Path is Moteur's database file (session.DefaultPath), created if
-	// missing, on first use.
+	// missing, on first use. It is ignored when URL is set.
 	Path string
+	// URL, when set, is the PostgreSQL database the snapshots live in,
+	// beside the sessions (session.DefaultSchema).
+	URL string
 	// Now stamps the snapshots stored and the migrations; nil means
 	// time.Now.
 	Now func() time.Time
@@ -52,6 +55,7 @@ type Config struct {
 // Store holds the web snapshots of the sessions of one database file.
 type Store struct {
 	path string
+	url  string
 	now  func() time.Time
 	max  int
 	// openDB opens the file; tests count its calls.
@@ -69,7 +73,7 @@ type Store struct {
 // file is opened, created and migrated by the first Put, Get or
 // RemoveSession, whose error says why it cannot be.
 func New(cfg Config) *Store {
-	s := &Store{path: cfg.Path, now: cfg.Now, max: cfg.MaxPerSession, openDB: sidetable.Open}
+	s := &Store{path: cfg.Path, url: cfg.URL, now: cfg.Now, max: cfg.MaxPerSession, openDB: sidetable.Open}
 	if s.now == nil {
 		s.now = time.Now
 	}
@@ -89,8 +93,8 @@ func (s *Store) handle(ctx context.Context) (*sidetable.DB, error) {
 	case s.db != nil:
 		return s.db, nil
 	}
-	db, err := s.openDB(ctx, sidetable.Config{Path: s.path, What: "web snapshots", Table: "websnap_migrations",
-		Migrations: migrations, Now: s.now})
+	db, err := s.openDB(ctx, sidetable.Config{Path: s.path, URL: s.url, What: "web snapshots", Table: "websnap_migrations",
+		Migrations: migrations, PostgresMigrations: pgMigrations, Now: s.now})
 	if err != nil {
 		return nil, err
 	}
@@ -111,12 +115,12 @@ func (s *Store) RemoveSession(ctx context.Context, id string) error {
 	if err != nil {
 		return fmt.Errorf("remove web snapshots of session %s: %w", id, err)
 	}
-	err = db.Write(ctx, func(tx *sql.Tx) error {
+	err = db.Write(ctx, func(tx sidetable.Tx) error {
 		_, err := tx.ExecContext(ctx, `DELETE FROM web_snapshots WHERE session_id = ?`, id)
 		return err
 	})
 	if err != nil {
-		return fmt.Errorf("remove web snapshots of session %s in %s: %w", id, db.Path, err)
+		return fmt.Errorf("remove web snapshots of session %s in %s: %w", id, db.Name, err)
 	}
 	return nil
 }

@@ -81,7 +81,7 @@ func (c *cli) agentsList(ctx context.Context, g *globalFlags, asJSON bool) error
 		return err
 	}
 	var runnable []agentconfig.Agent
-	err = c.withAgents(ctx, false, func(s *agentstore.SQLite) error {
+	err = c.withAgents(ctx, false, func(s *agentstore.Store) error {
 		runnable, err = allAgents(ctx, s, st.Lang)
 		return err
 	})

@@ -96,7 +96,7 @@ func (c *cli) agentsCreate(cmd *cobra.Command, g *globalFlags, args []string, f 
 	if err := f.apply(cmd, &a); err != nil {
 		return err
 	}
-	return c.withAgents(ctx, true, func(s *agentstore.SQLite) error {
+	return c.withAgents(ctx, true, func(s *agentstore.Store) error {
 		created, err := s.Create(ctx, a)
 		if err != nil {
 			return agentError(c.lang, err)
@@ -173,7 +173,7 @@ func (c *cli) agentsShowCmd(g *globalFlags) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return failure(c.withAgents(cmd.Context(), false, func(s *agentstore.SQLite) error {
+			return failure(c.withAgents(cmd.Context(), false, func(s *agentstore.Store) error {
 				a, err := resolveAgent(cmd.Context(), s, args[0], st.Lang)
 				if err != nil {
 					return err
@@ -236,7 +236,7 @@ func (c *cli) agentsEditCmd(g *globalFlags) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return failure(c.withAgents(cmd.Context(), false, func(s *agentstore.SQLite) error {
+			return failure(c.withAgents(cmd.Context(), false, func(s *agentstore.Store) error {
 				return c.agentsEdit(cmd.Context(), s, args[0], st.Lang, file, sets, asJSON)
 			}))
 		},
@@ -247,7 +247,7 @@ func (c *cli) agentsEditCmd(g *globalFlags) *cobra.Command {
 	return cmd
 }
 
-func (c *cli) agentsEdit(ctx context.Context, s *agentstore.SQLite, ref string, l i18n.Lang, file string, sets []string, asJSON bool) error {
+func (c *cli) agentsEdit(ctx context.Context, s *agentstore.Store, ref string, l i18n.Lang, file string, sets []string, asJSON bool) error {
 	a, err := resolveAgent(ctx, s, ref, l)
 	if err != nil {
 		return err
@@ -314,7 +314,7 @@ func (c *cli) agentsRmCmd(g *globalFlags) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return failure(c.withAgents(cmd.Context(), false, func(s *agentstore.SQLite) error {
+			return failure(c.withAgents(cmd.Context(), false, func(s *agentstore.Store) error {
 				return c.agentsRm(cmd.Context(), s, args[0], st.Lang, yes)
 			}))
 		},
@@ -323,7 +323,7 @@ func (c *cli) agentsRmCmd(g *globalFlags) *cobra.Command {
 	return cmd
 }
 
-func (c *cli) agentsRm(ctx context.Context, s *agentstore.SQLite, ref string, l i18n.Lang, yes bool) error {
+func (c *cli) agentsRm(ctx context.Context, s *agentstore.Store, ref string, l i18n.Lang, yes bool) error {
 	a, err := resolveAgent(ctx, s, ref, l)
 	if errors.Is(err, agentstore.ErrBadRow) {
 		// A row this Moteur cannot read can still be removed by its id.

@@ -5,50 +5,46 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
-	"os"
 	"strings"
 
 	"github.com/moteur/moteur/agentconfig"
 	"github.com/moteur/moteur/agentstore"
 	"github.com/moteur/moteur/app"
 	"github.com/moteur/moteur/i18n"
-	"github.com/moteur/moteur/session"
 )
 
-// dbPath is Moteur's database file: where sessions, knowledge bases,
-// custom agents and API keys live.
-func (c *cli) dbPath() (string, error) {
-	home, err := app.DataDir(c.env)
+// database is where sessions, custom agents and API keys live (the data
+// directory's moteur.db, or the PostgreSQL server the environment or the
+// user's configuration names).
+func (c *cli) database() (app.Database, error) {
+	db, err := app.DatabaseFrom(c.env)
 	if err != nil {
-		return "", failure(err)
+		return app.Database{}, failure(err)
 	}
-	return session.DefaultPath(home), nil
+	return db, nil
 }
 
 // withAgents runs fn with the custom agents open (withStore).
-func (c *cli) withAgents(ctx context.Context, create bool, fn func(*agentstore.SQLite) error) error {
-	return withStore(ctx, c, create, func(ctx context.Context, path string) (*agentstore.SQLite, error) {
-		return agentstore.Open(ctx, agentstore.Config{Path: path})
+func (c *cli) withAgents(ctx context.Context, create bool, fn func(*agentstore.Store) error) error {
+	return withStore(ctx, c, create, func(ctx context.Context, db app.Database) (*agentstore.Store, error) {
+		return db.Agents(ctx)
 	}, fn)
 }
 
-// withStore runs fn with a store of Moteur's database file, opened by open
-// and closed after fn. When create is false and no database exists yet, fn
+// withStore runs fn with a store of Moteur's database, opened by open and
+// closed after fn. When create is false and no database exists yet, fn
 // gets the zero store (nil): a command that only reads does not create the
 // file.
-func withStore[S io.Closer](ctx context.Context, c *cli, create bool, open func(context.Context, string) (S, error), fn func(S) error) error {
-	path, err := c.dbPath()
+func withStore[S io.Closer](ctx context.Context, c *cli, create bool, open func(context.Context, app.Database) (S, error), fn func(S) error) error {
+	db, err := c.database()
 	if err != nil {
 		return err
 	}
-	if !create {
-		if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
-			var none S
-			return fn(none)
-		}
+	if !create && !db.Exists() {
+		var none S
+		return fn(none)
 	}
-	s, err := open(ctx, path)
+	s, err := open(ctx, db)
 	if err != nil {
 		return failure(err)
 	}
@@ -57,7 +53,7 @@ func withStore[S io.Closer](ctx context.Context, c *cli, create bool, open func(
 
 // resolveAgent finds ref among the built-in and stored agents (a nil
 // store holds none).
-func resolveAgent(ctx context.Context, s *agentstore.SQLite, ref string, l i18n.Lang) (agentconfig.Agent, error) {
+func resolveAgent(ctx context.Context, s *agentstore.Store, ref string, l i18n.Lang) (agentconfig.Agent, error) {
 	if s != nil {
 		a, err := s.Resolve(ctx, ref, l)
 		return a, agentError(l, err)
@@ -78,7 +74,7 @@ func resolveAgent(ctx context.Context, s *agentstore.SQLite, ref string, l i18n.
 }
 
 // allAgents lists the built-in agents, then the stored ones.
-func allAgents(ctx context.Context, s *agentstore.SQLite, l i18n.Lang) ([]agentconfig.Agent, error) {
+func allAgents(ctx context.Context, s *agentstore.Store, l i18n.Lang) ([]agentconfig.Agent, error) {
 	if s != nil {
 		all, err := s.All(ctx, l)
 		return all, agentError(l, err)

@@ -120,7 +120,11 @@ func (c *cli) auditCheckOf(ctx context.Context, home, path string) (event.AuditC
 		f.Close()
 	}
 	chk.SessionID = id
-	st, err := app.OpenExistingStore(ctx, home)
+	db, err := app.DatabaseOf(c.env, home)
+	if err != nil {
+		return chk, nil, err
+	}
+	st, err := db.OpenExistingStore(ctx)
 	if err != nil || st == nil {
 		return chk, nil, err
 	}
@@ -192,7 +196,11 @@ func (c *cli) auditVerify(ctx context.Context, args []string, asJSON bool) error
 	if keyErr == nil {
 		key = k.Subkey(atrest.PurposeAudit)
 	}
-	st, err := app.OpenExistingStore(ctx, home)
+	db, err := app.DatabaseOf(c.env, home)
+	if err != nil {
+		return err
+	}
+	st, err := db.OpenExistingStore(ctx)
 	if err != nil {
 		return err
 	}
@@ -255,7 +263,7 @@ type auditTarget struct {
 
 // auditTargets lists the logs to verify: those args names, or every
 // session of the store and every file in the audit directory, by path.
-func (c *cli) auditTargets(ctx context.Context, home string, st *session.SQLite, args []string) ([]auditTarget, error) {
+func (c *cli) auditTargets(ctx context.Context, home string, st session.Store, args []string) ([]auditTarget, error) {
 	var out []auditTarget
 	if len(args) > 0 {
 		for _, a := range args {
@@ -301,7 +309,7 @@ func (c *cli) auditTargets(ctx context.Context, home string, st *session.SQLite,
 
 // verifyOne verifies one log with key (nil: none) against the store; its
 // notes and reasons are in language l.
-func verifyOne(ctx context.Context, l i18n.Lang, home string, st *session.SQLite, key []byte, t auditTarget) *auditResult {
+func verifyOne(ctx context.Context, l i18n.Lang, home string, st session.Store, key []byte, t auditTarget) *auditResult {
 	r := &auditResult{Path: t.path, SessionID: t.session}
 	unreadable := func(err error) *auditResult {
 		r.Status, r.Error = "unreadable", err.Error()

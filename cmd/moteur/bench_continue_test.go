@@ -216,7 +216,7 @@ func (g *generator) runUntil(ctx context.Context, target uint64) (uint64, error)
 // closes everything.
 func (g *generator) process(ctx context.Context, until uint64) (err error) {
 	id := benchSessionID
-	st, err := app.OpenStore(ctx, g.home)
+	st, err := app.Database{Home: g.home}.OpenStore(ctx)
 	if err != nil {
 		return err
 	}
@@ -538,7 +538,7 @@ func seal(b *testing.B, env map[string]string, home string) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	st, err := app.OpenStore(b.Context(), home)
+	st, err := app.Database{Home: home}.OpenStore(b.Context())
 	if err != nil {
 		b.Fatal(err)
 	}

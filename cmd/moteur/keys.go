@@ -12,6 +12,7 @@ import (
 
 	"github.com/moteur/moteur/agentstore"
 	"github.com/moteur/moteur/apikey"
+	"github.com/moteur/moteur/app"
 	"github.com/moteur/moteur/kb"
 )
 
@@ -31,9 +32,9 @@ func (c *cli) keysCmd(g *globalFlags) *cobra.Command {
 }
 
 // withKeys runs fn with the keys open (withStore).
-func (c *cli) withKeys(ctx context.Context, create bool, fn func(*apikey.SQLite) error) error {
-	return withStore(ctx, c, create, func(ctx context.Context, path string) (*apikey.SQLite, error) {
-		return apikey.Open(ctx, apikey.Config{Path: path})
+func (c *cli) withKeys(ctx context.Context, create bool, fn func(*apikey.Store) error) error {
+	return withStore(ctx, c, create, func(ctx context.Context, db app.Database) (*apikey.Store, error) {
+		return db.Keys(ctx)
 	}, fn)
 }
 
@@ -80,7 +81,7 @@ func (c *cli) keysCreate(ctx context.Context, g *globalFlags, name string, sc ap
 		return err
 	}
 	sc.Agents = agents
-	return c.withKeys(ctx, true, func(s *apikey.SQLite) error {
+	return c.withKeys(ctx, true, func(s *apikey.Store) error {
 		secret, k, err := s.Create(ctx, name, sc)
 		if err != nil {
 			return keyError(err)
@@ -125,7 +126,7 @@ func (c *cli) agentIDs(ctx context.Context, g *globalFlags, refs []string) ([]st
 		return nil, err
 	}
 	var ids []string
-	err = c.withAgents(ctx, false, func(s *agentstore.SQLite) error {
+	err = c.withAgents(ctx, false, func(s *agentstore.Store) error {
 		for _, ref := range refs {
 			a, err := resolveAgent(ctx, s, ref, st.Lang)
 			if err != nil {
@@ -169,7 +170,7 @@ func (c *cli) keysListCmd() *cobra.Command {
 		Short: c.tr("List the API keys (never their secrets)"),
 		Args:  c.noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return failure(c.withKeys(cmd.Context(), false, func(s *apikey.SQLite) error {
+			return failure(c.withKeys(cmd.Context(), false, func(s *apikey.Store) error {
 				var keys []apikey.Key
 				var err error
 				if s != nil {
@@ -213,7 +214,7 @@ func (c *cli) keysRmCmd() *cobra.Command {
 		Example: "  moteur keys rm laptop",
 		Args:    c.exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return failure(c.withKeys(cmd.Context(), true, func(s *apikey.SQLite) error {
+			return failure(c.withKeys(cmd.Context(), true, func(s *apikey.Store) error {
 				if err := s.Revoke(cmd.Context(), args[0]); err != nil {
 					return keyError(err)
 				}

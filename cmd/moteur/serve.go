@@ -13,10 +13,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/moteur/moteur/agentstore"
-	"github.com/moteur/moteur/apikey"
 	"github.com/moteur/moteur/server"
-	"github.com/moteur/moteur/session"
 )
 
 type serveFlags struct {
@@ -76,13 +73,13 @@ func (c *cli) serve(ctx context.Context, g *globalFlags, f *serveFlags) error {
 	if err := os.MkdirAll(o.DataDir, 0o700); err != nil {
 		return fmt.Errorf(c.tr("data directory: %w"), err)
 	}
-	path := session.DefaultPath(o.DataDir)
-	keys, err := apikey.Open(ctx, apikey.Config{Path: path})
+	db := st.Database()
+	keys, err := db.Keys(ctx)
 	if err != nil {
 		return err
 	}
 	defer keys.Close()
-	agents, err := agentstore.Open(ctx, agentstore.Config{Path: path})
+	agents, err := db.Agents(ctx)
 	if err != nil {
 		return err
 	}

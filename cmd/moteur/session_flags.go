@@ -70,11 +70,11 @@ func (c *cli) resolveSession(ctx context.Context, f *sessionFlags) error {
 			return err
 		}
 	}
-	home, err := app.DataDir(c.env)
+	db, err := app.DatabaseFrom(c.env)
 	if err != nil {
 		return failure(err)
 	}
-	st, err := app.OpenExistingStore(ctx, home)
+	st, err := db.OpenExistingStore(ctx)
 	if err != nil {
 		return failure(err)
 	}
@@ -91,7 +91,7 @@ func (c *cli) resolveSession(ctx context.Context, f *sessionFlags) error {
 }
 
 // newSession checks that no stored session has --new-session's id.
-func (c *cli) newSession(ctx context.Context, st *session.SQLite, f *sessionFlags) error {
+func (c *cli) newSession(ctx context.Context, st session.Store, f *sessionFlags) error {
 	if st != nil {
 		_, err := st.Info(ctx, f.newID)
 		switch {
@@ -106,7 +106,7 @@ func (c *cli) newSession(ctx context.Context, st *session.SQLite, f *sessionFlag
 }
 
 // continueLatest chooses the project's session with the latest activity.
-func (c *cli) continueLatest(ctx context.Context, st *session.SQLite, f *sessionFlags) error {
+func (c *cli) continueLatest(ctx context.Context, st session.Store, f *sessionFlags) error {
 	root, err := c.projectRoot()
 	if err != nil {
 		return failure(err)
@@ -128,7 +128,7 @@ func (c *cli) continueLatest(ctx context.Context, st *session.SQLite, f *session
 
 // storedSession checks that id names a stored session; the error for one
 // that does not lists the stored ids closest to it.
-func (c *cli) storedSession(ctx context.Context, st *session.SQLite, id string) error {
+func (c *cli) storedSession(ctx context.Context, st session.Store, id string) error {
 	if st == nil {
 		return stateErrorf(c.tr("--session %s: no session is stored yet (start one under this id with --new-session %s)"), id, id)
 	}
@@ -159,7 +159,7 @@ func stateErrorf(format string, args ...any) error {
 
 // storedIDs are the ids of every stored session, most recently active
 // first.
-func storedIDs(ctx context.Context, st *session.SQLite) ([]string, error) {
+func storedIDs(ctx context.Context, st session.Store) ([]string, error) {
 	var ids []string
 	opts := session.ListOptions{Limit: 1000}
 	for {

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -72,12 +71,12 @@ func (c *cli) writeJSON(v any) error {
 
 // storeForReading opens the store for a command that reads or removes; a
 // nil store means nothing is stored yet.
-func (c *cli) storeForReading(ctx context.Context) (*session.SQLite, error) {
-	home, err := app.DataDir(c.env)
+func (c *cli) storeForReading(ctx context.Context) (session.Store, error) {
+	db, err := app.DatabaseFrom(c.env)
 	if err != nil {
 		return nil, err
 	}
-	return app.OpenExistingStore(ctx, home)
+	return db.OpenExistingStore(ctx)
 }
 
 // notFound turns the store's ErrNotFound into the message users read, in
@@ -408,16 +407,16 @@ func (c *cli) sessionsRm(ctx context.Context, id string, yes bool) error {
 	if !yes && !interactive {
 		return usageErrorf("%s", c.tr("sessions rm asks for confirmation: pass --yes when standard input is not a terminal"))
 	}
-	home, err := app.DataDir(c.env)
+	db, err := app.DatabaseFrom(c.env)
 	if err != nil {
 		return err
 	}
-	st, info, err := c.openStoredSession(ctx, home, id)
+	st, info, err := c.openStoredSession(ctx, db, id)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
-	audit := app.AuditPath(home, id)
+	audit := app.AuditPath(db.Home, id)
 	if !yes {
 		fmt.Fprint(c.stderr, c.trf("Remove session %s (%d events, %q)? Its audit log %s is kept. [y/N] ",
 			id, info.Events, oneLine(info.Title, 60), audit))
@@ -427,14 +426,12 @@ func (c *cli) sessionsRm(ctx context.Context, id string, yes bool) error {
 			return errors.New(c.trf("session %s not removed", id))
 		}
 	}
-	if err := st.Delete(ctx, id); err != nil {
+	auditKept, err := app.RemoveSession(ctx, st, db, id)
+	if err != nil {
 		return c.notFound(id, err)
 	}
-	if err := os.Remove(app.TranscriptPath(home, id)); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf(c.tr("session %s removed, but not its transcript: %w"), id, err)
-	}
 	kept := c.tr("no audit log")
-	if _, err := os.Stat(audit); err == nil {
+	if auditKept {
 		kept = c.trf("audit log kept: %s", audit)
 	}
 	_, err = fmt.Fprintln(c.stdout, c.trf("removed session %s (%s)", id, kept))
@@ -447,11 +444,11 @@ func (c *cli) loadStored(ctx context.Context, id string) ([]event.Event, session
 	if err := c.checkID(c.tr("session id"), id); err != nil {
 		return nil, session.Info{}, err
 	}
-	home, err := app.DataDir(c.env)
+	db, err := app.DatabaseFrom(c.env)
 	if err != nil {
 		return nil, session.Info{}, err
 	}
-	st, info, err := c.openStoredSession(ctx, home, id)
+	st, info, err := c.openStoredSession(ctx, db, id)
 	if err != nil {
 		return nil, session.Info{}, err
 	}

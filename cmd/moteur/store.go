@@ -12,8 +12,8 @@ import (
 // openStoredSession opens the store for a command about one stored
 // session and checks the session is there: a missing database or session
 // is "session ID not found". The caller closes the store.
-func (c *cli) openStoredSession(ctx context.Context, home, id string) (*session.SQLite, session.Info, error) {
-	st, err := app.OpenExistingStore(ctx, home)
+func (c *cli) openStoredSession(ctx context.Context, db app.Database, id string) (session.Store, session.Info, error) {
+	st, err := db.OpenExistingStore(ctx)
 	if err != nil {
 		return nil, session.Info{}, err
 	}
