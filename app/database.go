@@ -88,13 +88,13 @@ func (d Database) pgURL() string {
 // without its password.
 func (d Database) OpenStore(ctx context.Context) (session.Store, error) {
 	if d.Postgres() {
-		st, err := session.OpenPostgres(ctx, session.PostgresConfig{URL: d.URL})
+		st, err := session.OpenPostgres(ctx, session.PostgresConfig{URL: d.URL, LeaseTTL: d.LeaseTTL})
 		if err != nil {
 			return nil, fmt.Errorf("session store: %w", err)
 		}
 		return st, nil
 	}
-	st, err := session.OpenSQLite(ctx, session.SQLiteConfig{Path: d.file()})
+	st, err := session.OpenSQLite(ctx, session.SQLiteConfig{Path: d.file(), LeaseTTL: d.LeaseTTL})
 	if err != nil {
 		return nil, fmt.Errorf("session store: %w", err)
 	}

@@ -6,11 +6,18 @@ import (
 	"net/url"
 	"os"
 	"strings"
+	"time"
 )
 
 // DatabaseEnv names the variable that chooses the database; it wins over
 // the user's file.
 const DatabaseEnv = "MOTEUR_DATABASE_URL"
+
+// LeaseTTLEnv names the variable that sets how long a session's lease
+// lives without a heartbeat: how soon, after a process or replica dies,
+// another may take its sessions over (on PostgreSQL, where no pid can be
+// checked, this is the only way). A Go duration, 1s to 1h.
+const LeaseTTLEnv = "MOTEUR_LEASE_TTL"
 
 // FileDatabase is the database: section of a file: where Moteur keeps its
 // sessions, agents, API keys and snapshots.
@@ -36,6 +43,8 @@ type Database struct {
 	// Source is where URL came from: "$MOTEUR_DATABASE_URL", a file, or ""
 	// for the default.
 	Source string
+	// LeaseTTL is $MOTEUR_LEASE_TTL (0: the store's default, 30s).
+	LeaseTTL time.Duration
 }
 
 // Postgres reports whether the database is a PostgreSQL server.
@@ -122,11 +131,18 @@ func (c *Config) mergeDatabase(l layer) {
 		c.notef("project config %s: database: is honoured only in your own configuration or $%s (it would choose where your sessions are stored); ignored", l.path, DatabaseEnv)
 		return
 	}
-	c.Database = Database{URL: l.f.Database.URL, Source: l.path}
+	c.Database.URL, c.Database.Source = l.f.Database.URL, l.path
 }
 
 // databaseFromEnv applies $MOTEUR_DATABASE_URL over the files'.
 func (c *Config) databaseFromEnv(getenv func(string) string) error {
+	if v := strings.TrimSpace(getenv(LeaseTTLEnv)); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil || d < time.Second || d > time.Hour {
+			return fmt.Errorf("$%s %q: want a duration from 1s to 1h, such as 10s", LeaseTTLEnv, v)
+		}
+		c.Database.LeaseTTL = d
+	}
 	u := strings.TrimSpace(getenv(DatabaseEnv))
 	if u == "" {
 		return nil
@@ -134,7 +150,7 @@ func (c *Config) databaseFromEnv(getenv func(string) string) error {
 	if err := checkDatabaseURL(u); err != nil {
 		return fmt.Errorf("$%s: %w", DatabaseEnv, err)
 	}
-	c.Database = Database{URL: u, Source: "$" + DatabaseEnv}
+	c.Database.URL, c.Database.Source = u, "$"+DatabaseEnv
 	return nil
 }
 

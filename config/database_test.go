@@ -3,6 +3,7 @@ package config
 import (
 	"strings"
 	"testing"
+	"time"
 )
 
 // The database is $MOTEUR_DATABASE_URL, else the user's database: section,
@@ -88,4 +89,17 @@ func TestDatabaseURLErrors(t *testing.T) {
 		t.Errorf("the error shows the password: %s", msg)
 	}
 	newEnv(t).writeUser("database:\n  url: ftp://x\n").loadErr("line 2", "database.url")
+}
+
+// $MOTEUR_LEASE_TTL sets the lease TTL, within bounds.
+func TestLeaseTTL(t *testing.T) {
+	e := newEnv(t)
+	e.vars[LeaseTTLEnv] = "5s"
+	if d := e.mustLoad().Database; d.LeaseTTL != 5*time.Second {
+		t.Errorf("LeaseTTL %v, want 5s", d.LeaseTTL)
+	}
+	for _, bad := range []string{"soon", "10ms", "2h"} {
+		e.vars[LeaseTTLEnv] = bad
+		e.loadErr("$"+LeaseTTLEnv, "want a duration from 1s to 1h")
+	}
 }
