@@ -129,6 +129,14 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	s.lang = i18n.Lang(cfg.Base.Lang).Normalize()
 	s.idle = sync.NewCond(&s.mu)
 	s.base, s.stopBase = context.WithCancel(context.WithoutCancel(ctx))
+	// A stop asked of another replica reaches this one's turns, from the
+	// moment New returns.
+	if relay, ok := st.(stopRelay); ok {
+		if err := relay.ListenStops(s.base, func(id string) { s.stopLocal(id) }); err != nil {
+			s.stopBase()
+			return nil, errors.Join(err, st.Close())
+		}
+	}
 	s.follow = NewSessionEvents(SubscriberFunc(s.subscribe), EventsConfig{KeepAlive: cfg.KeepAlive})
 	s.routes()
 	return s, nil

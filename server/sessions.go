@@ -155,15 +155,48 @@ func (s *Server) stopSession(w http.ResponseWriter, r *http.Request) {
 		WriteError(w, err)
 		return
 	}
+	if s.stopLocal(id) {
+		writeJSON(w, http.StatusAccepted, map[string]bool{"stopping": true})
+		return
+	}
+	if relay, ok := s.store.(stopRelay); ok {
+		sent, err := relay.NotifyStop(r.Context(), id)
+		if err != nil {
+			WriteError(w, err)
+			return
+		}
+		if sent {
+			writeJSON(w, http.StatusAccepted, map[string]bool{"stopping": true})
+			return
+		}
+		WriteError(w, apiErrorf(http.StatusConflict, CodeNotRunning, "session %s has no turn running", id))
+		return
+	}
+	WriteError(w, apiErrorf(http.StatusConflict, CodeNotRunning, "session %s has no turn running in this server", id))
+}
+
+// stopRelay is a store shared by several processes on several hosts
+// (session.Postgres) that carries a stop from the replica asked to the one
+// running the turn.
+type stopRelay interface {
+	// NotifyStop tells the process holding the session's live lease to
+	// stop; sent is false when none holds one.
+	NotifyStop(ctx context.Context, sessionID string) (sent bool, err error)
+	// ListenStops calls stop for each stop sent to this process, until
+	// ctx ends; it returns once it listens.
+	ListenStops(ctx context.Context, stop func(sessionID string)) error
+}
+
+// stopLocal cancels the turn of session id if it runs in this server.
+func (s *Server) stopLocal(id string) bool {
 	s.mu.Lock()
 	lt := s.turns[id]
 	s.mu.Unlock()
 	if lt == nil {
-		WriteError(w, apiErrorf(http.StatusConflict, CodeNotRunning, "session %s has no turn running in this server", id))
-		return
+		return false
 	}
 	lt.cancel()
-	writeJSON(w, http.StatusAccepted, map[string]bool{"stopping": true})
+	return true
 }
 
 // followSession serves GET /api/v1/sessions/{id}/events for a stored

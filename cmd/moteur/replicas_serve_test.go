@@ -250,3 +250,56 @@ func TestTwoServeReplicasOnPostgres(t *testing.T) {
 		t.Errorf("replica B after SIGTERM: %v\n%s", err, b.stderr.text())
 	}
 }
+
+// A stop asked of replica B cancels the turn running on replica A: the
+// turn ends cancelled, and a stop when nothing runs anywhere is refused.
+func TestStopOnAnotherReplica(t *testing.T) {
+	arrived := make(chan struct{})
+	model := openaitest.NewServer(t, func(w http.ResponseWriter, r *http.Request) {
+		close(arrived)
+		<-r.Context().Done() // held until the turn is cancelled
+	})
+	p, url := newReplicas(t, model.BaseURL())
+	key := replicaKey(t, url)
+	a := startReplica(t, p)
+	b := startReplica(t, p)
+	ctx := p.ctx
+	var created struct{ ID string }
+	a.call(t, ctx, "POST", "/api/v1/sessions", key, map[string]string{}, http.StatusCreated, &created)
+	id := created.ID
+	resp, types := postChat(t, ctx, a.url, key, id, "a long question")
+	defer resp.Body.Close()
+	<-arrived
+	// B runs no turn of it: the stop goes to A through the database (A
+	// listens from before it serves).
+	b.call(t, ctx, "POST", "/api/v1/sessions/"+id+"/stop", key, nil, http.StatusAccepted, nil)
+	waitType(t, types, string(event.TurnCompleted))
+	st, err := session.OpenPostgres(t.Context(), session.PostgresConfig{URL: url})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	evs, err := st.Load(t.Context(), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := payloads[event.TurnCompletedPayload](evs); len(c) != 1 || c[0].Reason != event.StopCancelled {
+		t.Errorf("turn ends %+v, want one, cancelled", c)
+	}
+	// Nothing runs now: B says so once A has let the lease go.
+	for {
+		req, _ := http.NewRequestWithContext(ctx, "POST", b.url+"/api/v1/sessions/"+id+"/stop", nil)
+		req.Header.Set("X-API-Key", key)
+		r, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r.Body.Close()
+		if r.StatusCode == http.StatusConflict {
+			break
+		}
+		if r.StatusCode != http.StatusAccepted || ctx.Err() != nil {
+			t.Fatalf("stop after the turn: %d", r.StatusCode)
+		}
+	}
+}
