@@ -137,3 +137,12 @@ func (d Database) Keys(ctx context.Context) (*apikey.Store, error) {
 func (d Database) Snapshots() *websnap.Store {
 	return websnap.New(websnap.Config{Path: d.file(), URL: d.pgURL()})
 }
+
+// String names the database for messages: the SQLite file, or the
+// PostgreSQL URL without its password.
+func (d Database) String() string {
+	if d.Postgres() {
+		return d.Redacted()
+	}
+	return d.file()
+}

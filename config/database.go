@@ -108,6 +108,17 @@ func checkDatabaseURL(raw string) error {
 	return nil // a path
 }
 
+// ParseDatabase is the database a URL names (sqlite:PATH, a path, or
+// postgres://…; "" is the data directory's moteur.db), or the error
+// checkDatabaseURL gives.
+func ParseDatabase(raw string) (Database, error) {
+	raw = strings.TrimSpace(raw)
+	if err := checkDatabaseURL(raw); err != nil {
+		return Database{}, err
+	}
+	return Database{URL: raw}, nil
+}
+
 // check validates the section of a file, which must hold no password.
 func (d FileDatabase) check() (string, error) {
 	if err := checkDatabaseURL(d.URL); err != nil {

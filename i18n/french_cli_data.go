@@ -432,5 +432,26 @@ func init() {
 		"refused: no answer in time":                    "refusée : pas de réponse à temps",
 		"withdrawn: the process that asked had stopped": "retirée : le processus demandeur s'était arrêté",
 		"withdrawn (%s)":                                "retirée (%s)",
+
+		// moteur db
+		"Move Moteur's data between databases":                                             "Déplacer les données de Moteur d'une base de données à une autre",
+		"Copy the sessions, audit heads, agents and API keys of one database into another": "Copier les sessions, têtes d'audit, agents et clés d'API d'une base de données dans une autre",
+		"Copy the sessions (events, audit heads, forks, latest snapshot), custom agents and API keys of\n" +
+			"--from (default: the data directory's moteur.db) into --to (default: $MOTEUR_DATABASE_URL), then check\n" +
+			"that --to holds each session whole and verify each audit log against the heads it now holds.\n" +
+			"Run it again after an interruption: what --to holds already is kept. Knowledge bases stay in the\n" +
+			"SQLite file; pending permission requests are not copied.": "Copier les sessions (événements, têtes d'audit, bifurcations, dernier instantané), les agents\n" +
+			"personnalisés et les clés d'API de --from (par défaut : le moteur.db du répertoire de données) dans --to\n" +
+			"(par défaut : $MOTEUR_DATABASE_URL), puis vérifier que --to contient chaque session entière et chaque\n" +
+			"journal d'audit au regard des têtes qu'elle contient désormais. Relancez-la après une interruption : ce\n" +
+			"que --to contient déjà est gardé. Les bases de connaissances restent dans le fichier SQLite ; les\n" +
+			"demandes d'autorisation en attente ne sont pas copiées.",
+		"the database to copy from: sqlite:PATH, a path or postgres://… (default: the data directory's moteur.db)":                     "la base d'où copier : sqlite:CHEMIN, un chemin ou postgres://… (par défaut : le moteur.db du répertoire de données)",
+		"the database to copy into (default: $MOTEUR_DATABASE_URL)":                                                                    "la base où copier (par défaut : $MOTEUR_DATABASE_URL)",
+		"print the report as a JSON object":                                                                                            "afficher le compte rendu en objet JSON",
+		"db migrate: say where to copy to with --to postgres://… (or set $MOTEUR_DATABASE_URL)":                                        "db migrate : dites où copier avec --to postgres://… (ou définissez $MOTEUR_DATABASE_URL)",
+		"db migrate: --from and --to are the same database (%s)":                                                                       "db migrate : --from et --to sont la même base (%s)",
+		"sessions: %d of %d (%d events copied)":                                                                                        "sessions : %d sur %d (%d événements copiés)",
+		"copied %d sessions (%d events; %d already there), %d agents and %d API keys from %s to %s; %d audit logs verified against %s": "%d sessions copiées (%d événements ; %d déjà là), %d agents et %d clés d'API de %s vers %s ; %d journaux d'audit vérifiés au regard de %s",
 	})
 }

@@ -124,7 +124,7 @@ func (c *cli) rootCmd() *cobra.Command {
 	root.Version = currentVersion().String()
 	root.SetVersionTemplate("moteur {{.Version}}\n")
 	root.PersistentFlags().StringVar(&g.lang, "lang", "", c.tr("language of messages and prompts: fr or en (default: the config file's lang, else $MOTEUR_LANG, else fr)"))
-	root.AddCommand(c.runCmd(g), c.chatCmd(g), c.sessionsCmd(g), c.askCmd(g), c.kbCmd(g), c.mcpCmd(g), c.skillsCmd(g), c.agentsCmd(g), c.keysCmd(g), c.serveCmd(g), c.auditCmd(), c.versionCmd(), c.demoCmd(g))
+	root.AddCommand(c.runCmd(g), c.chatCmd(g), c.sessionsCmd(g), c.askCmd(g), c.kbCmd(g), c.mcpCmd(g), c.skillsCmd(g), c.agentsCmd(g), c.keysCmd(g), c.serveCmd(g), c.auditCmd(), c.dbCmd(), c.versionCmd(), c.demoCmd(g))
 	c.suggestSubcommands(root)
 	c.translateCobra(root)
 	return root
