@@ -46,15 +46,40 @@ func (t *turn) withTools(ctx context.Context, resp llm.Response) (outcome, bool)
 // since results are paired with calls by id.
 func normalizeCallIDs(calls []llm.ToolCall, round int) []llm.ToolCall {
 	out := make([]llm.ToolCall, len(calls))
-	seen := make(map[string]bool, len(calls))
+	// A round has a few calls: scanning those before costs less than a
+	// map made for each round; a response with many calls gets the map,
+	// so that it stays linear.
+	var seen map[string]bool
+	if len(calls) > maxScannedCalls {
+		seen = make(map[string]bool, len(calls))
+	}
 	for i, c := range calls {
-		if c.ID == "" || seen[c.ID] {
+		dup := seen[c.ID]
+		if seen == nil {
+			dup = seenID(out[:i], c.ID)
+		}
+		if c.ID == "" || dup {
 			c.ID = fmt.Sprintf("call_r%d_%d", round, i)
 		}
-		seen[c.ID] = true
+		if seen != nil {
+			seen[c.ID] = true
+		}
 		out[i] = c
 	}
 	return out
+}
+
+// maxScannedCalls is the most calls normalizeCallIDs checks by scanning.
+const maxScannedCalls = 16
+
+// seenID reports whether one of calls has that id.
+func seenID(calls []llm.ToolCall, id string) bool {
+	for _, c := range calls {
+		if c.ID == id {
+			return true
+		}
+	}
+	return false
 }
 
 // refuseCut answers calls whose arguments the output limit cut off: running
@@ -83,7 +108,14 @@ func (t *turn) act(ctx context.Context, calls []llm.ToolCall, grants []grant) {
 		return
 	}
 	done := make(chan callDone, len(calls))
-	sem := make(chan struct{}, t.e.deps.MaxParallelTools)
+	var sem chan struct{}
+	if limit := t.e.deps.MaxParallelTools; limit < len(calls) {
+		// Fewer calls than the bound never need a slot.
+		sem = make(chan struct{}, limit)
+	}
+	// The session's alias table is the same for every call of the round:
+	// one context carries it to all of them.
+	rctx := cite.WithTable(ctx, t.conv().aliases)
 	running := 0
 	drain := func() {
 		for ; running > 0; running-- {
@@ -98,7 +130,7 @@ func (t *turn) act(ctx context.Context, calls []llm.ToolCall, grants []grant) {
 			break
 		}
 		if !grants[i].allowed {
-			t.emitResult(c, grants[i].result, 0)
+			t.emitResult(c, tools.Result{IsError: true, Content: grants[i].refusal}, 0)
 			continue
 		}
 		serial := !t.concurrent(c)
@@ -106,9 +138,9 @@ func (t *turn) act(ctx context.Context, calls []llm.ToolCall, grants []grant) {
 			drain()
 		}
 		running++
-		cctx := ctx
+		cctx := rctx
 		if grants[i].network {
-			cctx = tools.WithNetwork(ctx)
+			cctx = tools.WithNetwork(rctx)
 		}
 		callWorkers.run(func() { t.runCall(cctx, i, c, sem, done) })
 		if serial {
@@ -125,8 +157,10 @@ func (t *turn) concurrent(c llm.ToolCall) bool {
 }
 
 func (t *turn) runCall(ctx context.Context, i int, c llm.ToolCall, sem chan struct{}, done chan<- callDone) {
-	sem <- struct{}{}
-	defer func() { <-sem }()
+	if sem != nil {
+		sem <- struct{}{}
+		defer func() { <-sem }()
+	}
 	if err := ctx.Err(); err != nil {
 		// Cancelled before this call's turn to run (it waited behind a
 		// serial call, or for a slot): a tool that ignores its context
@@ -138,7 +172,6 @@ func (t *turn) runCall(ctx context.Context, i int, c llm.ToolCall, sem chan stru
 	}
 	start := t.e.now()
 	ctx = tools.WithCall(ctx, tools.CallInfo{Session: t.s.id, CallID: c.ID})
-	ctx = cite.WithTable(ctx, t.conv().aliases)
 	if t.s.sensitive() {
 		// A tool that sends on its own (a web search) must keep a
 		// sensitive session's text to local receivers, as the routing
@@ -157,18 +190,29 @@ func (t *turn) runCall(ctx context.Context, i int, c llm.ToolCall, sem chan stru
 // ephemeral ToolProgress event, masked, until finished is called — a
 // notification that arrives after the result is dropped.
 func (t *turn) progress(ctx context.Context, c llm.ToolCall) (_ context.Context, finished func()) {
-	round := t.round
-	var over atomic.Bool
-	ctx = tools.WithProgress(ctx, func(p tools.Progress) {
-		if over.Load() {
-			return
-		}
-		ev := event.MaskEvent(event.Event{Type: event.ToolProgress, Payload: event.ToolProgressPayload{
-			CallID: c.ID, Name: c.Name, Message: p.Message, Done: p.Done, Total: p.Total, Round: round}})
-		_, _ = t.e.emit(t.s, event.ToolProgress, ev.Payload)
-	})
-	return ctx, func() { over.Store(true) }
+	g := &progressGate{t: t, c: c, round: t.round}
+	return tools.WithProgress(ctx, g.report), g.finish
 }
+
+// progressGate turns one call's progress reports into events until the
+// call is finished; one allocation holds what the reporter needs.
+type progressGate struct {
+	t     *turn
+	c     llm.ToolCall
+	round int
+	over  atomic.Bool
+}
+
+func (g *progressGate) report(p tools.Progress) {
+	if g.over.Load() {
+		return
+	}
+	ev := event.MaskEvent(event.Event{Type: event.ToolProgress, Payload: event.ToolProgressPayload{
+		CallID: g.c.ID, Name: g.c.Name, Message: p.Message, Done: p.Done, Total: p.Total, Round: g.round}})
+	_, _ = g.t.e.emit(g.t.s, event.ToolProgress, ev.Payload)
+}
+
+func (g *progressGate) finish() { g.over.Store(true) }
 
 // emitResult records a call's result; the state keeps it as recorded,
 // secrets masked: that is what the model reads back.
@@ -181,8 +225,13 @@ func (t *turn) emitResult(c llm.ToolCall, r tools.Result, dur time.Duration) {
 	if err != nil {
 		return
 	}
-	t.classify(r.Content, "tool "+c.Name)
-	t.classifiedResult(r.Classified, "tool "+c.Name)
+	// The source is named only when a check may record it.
+	if t.classifies() {
+		t.classify(r.Content, "tool "+c.Name)
+	}
+	if r.Classified != "" {
+		t.classifiedResult(r.Classified, "tool "+c.Name)
+	}
 	t.truncated = t.truncated || r.Truncated
 }
 
@@ -192,17 +241,20 @@ func (t *turn) emitResult(c llm.ToolCall, r tools.Result, dur time.Duration) {
 // answer (a shell `> f` overwrites an existing file only once f exists),
 // and its result must record the class it was authorised as.
 func (t *turn) risk(c llm.ToolCall) effect.Risk {
-	key := c.ID + "\x00" + c.Name + "\x00" + c.Arguments
+	key := riskKey{c.ID, c.Name, c.Arguments} // no concatenation: nothing to allocate
 	if r, ok := t.risks[key]; ok {
 		return r
 	}
 	r := t.assess(c)
 	if t.risks == nil {
-		t.risks = make(map[string]effect.Risk)
+		t.risks = make(map[riskKey]effect.Risk, 8) // a round's calls, without regrowing
 	}
 	t.risks[key] = r
 	return r
 }
+
+// riskKey identifies a call for risk: its id, name and arguments.
+type riskKey struct{ id, name, args string }
 
 func (t *turn) assess(c llm.ToolCall) effect.Risk {
 	tool, ok := t.lookup(c.Name)

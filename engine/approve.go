@@ -46,7 +46,7 @@ func (e *Engine) Respond(permissionID string, r Reply) error {
 type grant struct {
 	allowed bool
 	network bool
-	result  tools.Result // the refusal, when not allowed
+	refusal string // what the model reads, when not allowed (a string, not a whole Result: a round's grants stay small)
 }
 
 // authorize decides every call of a round before any runs, asking the user
@@ -96,7 +96,7 @@ func (t *turn) authorize(ctx context.Context, calls []llm.ToolCall) []grant {
 }
 
 func refused(msg string) grant {
-	return grant{result: tools.Result{IsError: true, Content: msg + "\nDo not retry the same call; choose another approach or ask the user."}}
+	return grant{refusal: msg + "\nDo not retry the same call; choose another approach or ask the user."}
 }
 
 // ask records a PermissionRequested and waits for an answer (Respond, in

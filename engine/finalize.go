@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -23,7 +24,7 @@ func (t *turn) synthesize(ctx context.Context, reason, instruction string) outco
 		return outcome{reason: event.StopCancelled, err: err}
 	}
 	req := t.request()
-	req.Messages = append(req.Messages[:len(req.Messages)-len(t.extra)],
+	req.Messages = append(slices.Clip(req.Messages[:len(req.Messages)-len(t.extra)]),
 		llm.Message{Role: llm.RoleUser, Content: instruction})
 	req.Messages = fitToWindow(req.Messages, t.e.synthesisBudget())
 	req.ToolChoice, req.NoThinking = llm.ToolChoiceNone, true

@@ -110,7 +110,7 @@ func (t *turn) use(c routing.Candidate, cause error) error {
 // local provider exists to take it; without one, Outbound refuses the send
 // instead.
 func (t *turn) classify(text, source string) {
-	if t.e.deps.Router == nil || t.s.sensitive() || t.e.deps.Router.Local() == nil {
+	if !t.classifies() {
 		return
 	}
 	m, ok := t.e.outbound.Classify(text)
@@ -118,6 +118,13 @@ func (t *turn) classify(text, source string) {
 		return
 	}
 	t.sensitize(m.Marking, source)
+}
+
+// classifies reports whether classify may record anything: a session that
+// is already sensitive, or has no local provider to keep to, has nothing
+// to learn from a marking.
+func (t *turn) classifies() bool {
+	return t.e.deps.Router != nil && !t.s.sensitive() && t.e.deps.Router.Local() != nil
 }
 
 // classifiedResult makes the session sensitive for a result whose content

@@ -25,7 +25,7 @@ func (t *turn) think(ctx context.Context, req llm.Request) (llm.Response, error)
 	req = t.e.withOptions(req)
 	var lastErr error
 	for _, c := range t.candidates() {
-		if err := t.e.outbound.Check(destination(c), req.Messages); err != nil {
+		if err := t.checkOutbound(destination(c), req.Messages); err != nil {
 			lastErr = firstOf(lastErr, err)
 			continue
 		}

@@ -41,7 +41,9 @@ type turn struct {
 	sys         int        // the system prompt's estimated tokens
 	overBudget  bool       // the kept tail alone exceeds the limit: cut large results when sending
 	auditErr    error
-	risks       map[string]effect.Risk // by call (id, name, arguments): see risk
+	risks       map[riskKey]effect.Risk // by call (id, name, arguments): see risk
+	clean       []cleanMessage          // what the last passing outbound check read (outbound.go)
+	sent        []llm.Message           // the last request's messages (request)
 
 	// child is set on a sub-agent's loop (subagent.go).
 	child *subAgent
@@ -252,20 +254,64 @@ func (t *turn) loop(ctx context.Context) outcome {
 }
 
 // request builds the next round's request from the history.
+//
+// A round's request is the previous one and the messages the round added:
+// when the previous request's messages begin the new one unchanged, the new
+// one extends them in the same array rather than copying the history
+// again. Nothing a request was given is ever written again: the new
+// messages go past its end, and each request's slice ends at its length
+// (an append by whoever holds it copies), so a provider that keeps a
+// request sees it as it was sent.
 func (t *turn) request() llm.Request {
 	history := t.conv().history
-	msgs := make([]llm.Message, 0, len(history)+len(t.extra)+1)
-	msgs = append(msgs, llm.Message{Role: llm.RoleSystem, Content: t.system()})
 	current := t.userAt
 	if current < 0 {
 		current = 0 // this turn's message was summarised: what remains is this turn's
 	}
-	msgs = append(msgs, t.asSent(history, current)...)
-	if t.userAt >= 0 && t.userAt < len(history) {
-		msgs[1+t.userAt].Content = t.userLive
+	sent := t.asSent(history, current)
+	n := 1 + len(sent) + len(t.extra)
+	at := func(i int) llm.Message {
+		switch {
+		case i == 0:
+			return llm.Message{Role: llm.RoleSystem, Content: t.system()}
+		case i <= len(sent):
+			m := sent[i-1]
+			if i-1 == t.userAt {
+				m.Content = t.userLive
+			}
+			return m
+		}
+		return t.extra[i-1-len(sent)]
 	}
-	msgs = append(msgs, t.extra...)
-	return llm.Request{Messages: msgs, Tools: t.definitions()}
+	prev := t.sent
+	k := len(prev)
+	if k == 0 || k > n || cap(prev) < n || !samePrefix(prev, at) {
+		prev, k = make([]llm.Message, 0, n+requestHeadroom), 0
+	}
+	msgs := prev[:n]
+	for i := k; i < n; i++ {
+		msgs[i] = at(i)
+	}
+	t.sent = msgs
+	return llm.Request{Messages: msgs[:n:n], Tools: t.definitions()}
+}
+
+// requestHeadroom is the room a new request array keeps for the messages
+// of the rounds after it (a round adds an answer and its results).
+const requestHeadroom = 16
+
+// samePrefix reports whether prev holds the first len(prev) messages at
+// gives, as they are now.
+func samePrefix(prev []llm.Message, at func(int) llm.Message) bool {
+	for i := range prev {
+		m := at(i)
+		p := &prev[i]
+		if p.Role != m.Role || p.Content != m.Content || p.Reasoning != m.Reasoning || p.ToolCallID != m.ToolCallID ||
+			p.Name != m.Name || p.Remote != m.Remote || !sameCalls(p.ToolCalls, m.ToolCalls) {
+			return false
+		}
+	}
+	return true
 }
 
 // failed handles a provider error that retries did not cure.

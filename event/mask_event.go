@@ -53,6 +53,23 @@ func maskPayload(p any) any {
 		return nil
 	case json.RawMessage:
 		return json.RawMessage(maskJSONBytes(v))
+	// The payloads of every round: when nothing was masked, p itself is
+	// returned, which spares boxing a copy of the struct again.
+	case ToolResultPayload:
+		if v.mask() {
+			return v
+		}
+		return p
+	case AssistantMessagePayload:
+		if v.mask() {
+			return v
+		}
+		return p
+	case UserMessagePayload:
+		if v.mask() {
+			return v
+		}
+		return p
 	case masker:
 		// A pointer to a payload has the method too, but would come back
 		// as a value (and a nil one would panic): it goes the reflective
@@ -90,6 +107,12 @@ func maskEach[T any](xs []T, mask func(*T) bool) []T {
 		out[i] = x
 	}
 	return out
+}
+
+// sameSlice reports whether a and b are the same slice (maskEach returns
+// its input itself when it changed nothing).
+func sameSlice[T any](a, b []T) bool {
+	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])
 }
 
 // maskToolCalls masks the calls' arguments as JSON.

@@ -79,10 +79,16 @@ type UserMessagePayload struct {
 
 // masked implements masker: the user's words, and a hook's.
 func (p UserMessagePayload) masked() any {
-	maskField(&p.Text)
-	maskField(&p.Typed)
-	maskField(&p.HookContext)
+	p.mask()
 	return p
+}
+
+// mask masks p in place and reports whether anything changed (see
+// maskPayload's fast path).
+func (p *UserMessagePayload) mask() bool {
+	// Not ||: every field is masked, whichever held a secret.
+	t, ty, h := maskField(&p.Text), maskField(&p.Typed), maskField(&p.HookContext)
+	return t || ty || h
 }
 
 // AssistantMessagePayload is one model response kept in the conversation:
@@ -110,11 +116,19 @@ type AssistantMessagePayload struct {
 // masked implements masker: the model's text and reasoning, the arguments
 // of its calls (as JSON), what its citations show of the documents.
 func (p AssistantMessagePayload) masked() any {
-	maskField(&p.Text)
-	maskField(&p.Reasoning)
-	p.ToolCalls = maskToolCalls(p.ToolCalls)
-	p.Citations = maskRefs(p.Citations)
+	p.mask()
 	return p
+}
+
+// mask masks p in place and reports whether anything changed (see
+// maskPayload's fast path). Slices are replaced by masked copies, never
+// written through.
+func (p *AssistantMessagePayload) mask() bool {
+	t, r := maskField(&p.Text), maskField(&p.Reasoning)
+	calls, refs := maskToolCalls(p.ToolCalls), maskRefs(p.Citations)
+	changed := t || r || !sameSlice(calls, p.ToolCalls) || !sameSlice(refs, p.Citations)
+	p.ToolCalls, p.Citations = calls, refs
+	return changed
 }
 
 // ToolResultPayload is the outcome of one tool call.
@@ -149,17 +163,27 @@ type ToolResultPayload struct {
 // show of the documents, and where its attachments came from. Changes are
 // paths and content hashes.
 func (p ToolResultPayload) masked() any {
-	maskField(&p.Content)
-	p.References = maskRefs(p.References)
+	p.mask()
+	return p
+}
+
+// mask masks p in place and reports whether anything changed (see
+// maskPayload's fast path). Slices are replaced by masked copies, never
+// written through.
+func (p *ToolResultPayload) mask() bool {
+	changed := maskField(&p.Content)
+	refs := maskRefs(p.References)
+	changed = changed || !sameSlice(refs, p.References)
+	p.References = refs
 	if len(p.Attachments) > 0 {
 		// A name may be a URI that carries a token; the rest are hashes,
 		// sizes and MIME types.
 		p.Attachments = slices.Clone(p.Attachments)
 		for i := range p.Attachments {
-			maskField(&p.Attachments[i].Name)
+			changed = maskField(&p.Attachments[i].Name) || changed
 		}
 	}
-	return p
+	return changed
 }
 
 // ProviderRetryPayload records a transient provider failure about to be

@@ -260,8 +260,10 @@ func mask(s string, lines bool) (string, []string) {
 // view.go); found lists the kinds of the markers written (nil: nothing
 // matched, out == s).
 func maskOnce(s string, lines bool) (out string, found []string) {
-	var buf [8]span
-	spans := buf[:0]
+	// No buffer up front: the finders are called through a slice, so a
+	// local array would escape and cost an allocation on every string,
+	// while nearly every string holds no secret.
+	var spans []span
 	for _, f := range finders {
 		spans = f(s, spans)
 	}
