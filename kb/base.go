@@ -275,9 +275,17 @@ func (s *Store) withSums(ctx context.Context, b Base) (Base, error) {
 	return b, nil
 }
 
+// baseQuery reads the head of the base named ?1 or whose id is ?1; every
+// search runs it, so it is prepared once per store.
+const baseQuery = `SELECT ` + baseHeadColumns + ` FROM kbs k WHERE k.name = ?1 OR k.id = ?1`
+
 // Base returns the base named name (or whose id is name).
 func (s *Store) Base(ctx context.Context, name string) (Base, error) {
-	b, err := scanBaseHead(s.r.QueryRowContext(ctx, `SELECT `+baseHeadColumns+` FROM kbs k WHERE k.name = ? OR k.id = ?`, name, name))
+	st, err := s.prepared(ctx, baseQuery)
+	if err != nil {
+		return Base{}, fmt.Errorf("knowledge base %s: %w", name, err)
+	}
+	b, err := scanBaseHead(st.QueryRowContext(ctx, name))
 	if errors.Is(err, sql.ErrNoRows) {
 		return Base{}, fmt.Errorf("knowledge base %s %w (see moteur kb list)", name, ErrNotFound)
 	}

@@ -59,34 +59,41 @@ func (ix *keywordIndex) dropCommon(terms []string) []string {
 // are FTS5's bm25() of the OR query of the terms, computed on the base's
 // memory index with top-k pruning (topk.go); a raw base's by SQLite itself
 // on its FTS5 table, whose default tokenizer removes diacritics, which the
-// raw analysis does not.
-func (s *Store) keyword(ctx context.Context, b Base, query string, k int, threshold float64) ([]scored, error) {
+// raw analysis does not. warn, when not empty, tells the user why the
+// search took a slower path (too many terms to prune) or found nothing
+// (only stop words).
+func (s *Store) keyword(ctx context.Context, b Base, query string, k int, threshold float64) (out []scored, warn string, err error) {
 	if !b.Keyword {
-		return nil, nil
+		return nil, "", nil
 	}
-	var out []scored
 	if b.Analyzer == AnalyzerRaw {
 		terms := analyze.QueryTerms(query, analyze.Options{Raw: true})
 		if len(terms) == 0 {
-			return nil, nil
+			return nil, "", nil
 		}
-		var err error
 		if out, err = ftsTop(ctx, s.r, ftsTable(b.rowid), rawWeights, terms, k); err != nil {
-			return nil, fmt.Errorf("keyword search in %s: %w", b.Name, err)
+			return nil, "", fmt.Errorf("keyword search in %s: %w", b.Name, err)
 		}
 	} else {
 		ix, err := s.keywordIndex(ctx, b)
 		if err != nil {
-			return nil, fmt.Errorf("keyword search in %s: %w", b.Name, err)
+			return nil, "", fmt.Errorf("keyword search in %s: %w", b.Name, err)
 		}
 		terms := queryTerms(b, ix, query)
 		if len(terms) == 0 {
-			return nil, nil
+			return nil, "", nil
 		}
-		out = ix.top(ix.dropCommon(terms), k)
+		terms = ix.dropCommon(terms)
+		if n := ix.found(terms); n > maxScoreTerms {
+			warn = fmt.Sprintf("the query has %d terms found in the index, more than the %d top-k pruning handles: every passage holding one of them was scored", n, maxScoreTerms)
+		}
+		out = ix.top(terms, k)
+		if len(out) == 0 && stopWordsOnly(b, query) {
+			warn = stopWordsWarning
+		}
 	}
 	if len(out) == 0 || out[0].raw <= 0 {
-		return nil, nil
+		return nil, warn, nil
 	}
 	best := out[0].raw
 	kept := out[:0]
@@ -96,7 +103,37 @@ func (s *Store) keyword(ctx context.Context, b Base, query string, k int, thresh
 			kept = append(kept, sc)
 		}
 	}
-	return kept, nil
+	return kept, warn, nil
+}
+
+// stopWordsWarning explains the empty answer to a query of stop words.
+const stopWordsWarning = "every word of the query is a stop word (or too short), which the keyword index leaves out: no passage can match; add a word that says what to look for"
+
+// stopWordsOnly reports whether the analysis of analysed base b leaves
+// nothing of query: its terms are then the fallback of analyze.QueryTerms
+// (the words as they are), which the index, analysed without that
+// fallback, does not hold.
+func stopWordsOnly(b Base, query string) bool {
+	opt := analyze.Options{}
+	if b.Analyzer == AnalyzerSnowball {
+		opt.Snowball = true
+	}
+	return len(analyze.Terms(query, opt)) == 0
+}
+
+// found is how many of terms the index holds: top scores them term at a
+// time, without pruning, beyond maxScoreTerms.
+func (ix *keywordIndex) found(terms []string) int {
+	if len(terms) <= maxScoreTerms {
+		return len(terms) // no more than that, which is all that matters
+	}
+	n := 0
+	for _, t := range terms {
+		if ix.terms[t] != nil {
+			n++
+		}
+	}
+	return n
 }
 
 // queryTerms analyses query for analysed base b, whose index is ix: a

@@ -95,6 +95,9 @@ type Result struct {
 	RerankSkipped string `json:"rerank_skipped,omitempty"`
 	// Hint tells the user (or the model) what to try when nothing came.
 	Hint string `json:"hint,omitempty"`
+	// Warnings says where the search took a slower path than usual, and
+	// why (a query of more terms than top-k pruning handles).
+	Warnings []string `json:"warnings,omitempty"`
 }
 
 // ErrNoIndex is returned when no base in scope has an index the search
@@ -149,9 +152,12 @@ func (s *Store) Search(ctx context.Context, q Query) (Result, error) {
 			vecLists = append(vecLists, vs.nearest(qvec, r.TopK, r.VectorThreshold))
 		}
 		if m != ModeSemantic {
-			kw, err := s.keyword(ctx, b, q.Text, r.TopK, r.KeywordThreshold)
+			kw, warn, err := s.keyword(ctx, b, q.Text, r.TopK, r.KeywordThreshold)
 			if err != nil {
 				return res, err
+			}
+			if warn != "" {
+				res.Warnings = append(res.Warnings, b.Name+": "+warn)
 			}
 			kwLists = append(kwLists, kw)
 		}
@@ -159,7 +165,7 @@ func (s *Store) Search(ctx context.Context, q Query) (Result, error) {
 	if searched == 0 {
 		return res, fmt.Errorf("search: %w in %s", ErrNoIndex, baseNames(bases))
 	}
-	hits, err := s.candidates(ctx, byScore(vecLists...), byScore(kwLists...))
+	hits, err := s.candidates(ctx, bases, byScore(vecLists...), byScore(kwLists...))
 	if err != nil {
 		return res, err
 	}

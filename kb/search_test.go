@@ -65,7 +65,7 @@ func TestRawKeywordAgreesWithSQLiteBM25(t *testing.T) {
 		mustExec(`INSERT INTO ref (rowid, title, headings, body) VALUES (?, ?, ?, ?)`, r.id, r.title, r.heads, r.body)
 	}
 	for _, q := range []string{"quick fox", "dog", "lazy dog sleeps", "weather", "cafe DÉJÀ"} {
-		got, err := s.keyword(context.Background(), b, q, 10, 0)
+		got, _, err := s.keyword(context.Background(), b, q, 10, 0)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -71,6 +71,9 @@ type Store struct {
 
 	sumMu sync.Mutex
 	sums  map[string]baseSums // by base id
+
+	stmtMu sync.Mutex
+	stmts  map[string]*sql.Stmt // read statements prepared once, by query text (hits_stmt.go)
 }
 
 // busyTimeout is how long a write waits for another process's transaction
@@ -99,7 +102,7 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 	}
 	s := &Store{path: path, embedder: cfg.Embedder, reranker: cfg.Reranker, retrieval: r, classify: cfg.Classify,
 		now: cfg.Now, newID: cfg.NewID, vecs: map[string]*vectorSet{},
-		kws: map[string]*keywordIndex{}, sums: map[string]baseSums{}}
+		kws: map[string]*keywordIndex{}, sums: map[string]baseSums{}, stmts: map[string]*sql.Stmt{}}
 	if s.now == nil {
 		s.now = time.Now
 	}
@@ -129,7 +132,14 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 
 // Close closes the database.
 func (s *Store) Close() error {
-	if err := errors.Join(s.r.Close(), s.w.Close()); err != nil {
+	s.stmtMu.Lock()
+	var errs []error
+	for _, st := range s.stmts {
+		errs = append(errs, st.Close())
+	}
+	s.stmts = map[string]*sql.Stmt{}
+	s.stmtMu.Unlock()
+	if err := errors.Join(append(errs, s.r.Close(), s.w.Close())...); err != nil {
 		return fmt.Errorf("close knowledge bases %s: %w", s.path, err)
 	}
 	return nil

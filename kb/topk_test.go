@@ -275,7 +275,7 @@ func TestKeywordIndexMatchesFTS5(t *testing.T) {
 			}
 			compared += len(want)
 		}
-		got, err := s.keyword(ctx, b, q, 30, 0)
+		got, _, err := s.keyword(ctx, b, q, 30, 0)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -364,16 +364,19 @@ func TestKeywordBadInput(t *testing.T) {
 	if len(terms) < 500 {
 		t.Fatalf("the long query has only %d distinct terms", len(terms))
 	}
-	got, err := s.keyword(ctx, b, long, 30, 0)
+	got, warn, err := s.keyword(ctx, b, long, 30, 0)
 	if err != nil || len(got) != 30 {
 		t.Fatalf("10,000 terms: %d hits, %v", len(got), err)
+	}
+	if !strings.Contains(warn, "pruning") {
+		t.Fatalf("10,000 terms scored without pruning, and no warning: %q", warn)
 	}
 	if d := sameTop(got, ref.top(t, terms, 30)); d != "" {
 		t.Fatalf("10,000 terms: %s", d)
 	}
 
 	for _, q := range []string{"le la les de et", "to be or not to be", "the of and"} {
-		got, err := s.keyword(ctx, b, q, 30, 0)
+		got, _, err := s.keyword(ctx, b, q, 30, 0)
 		if err != nil {
 			t.Fatalf("%q: %v", q, err)
 		}
