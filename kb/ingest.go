@@ -159,17 +159,22 @@ func (s *Store) checkEmbedder(b Base) error {
 	return nil
 }
 
-// Group commit: documents ready at the same time are written in one
-// transaction (each still whole), so that a folder of small files does not
-// pay one fsync per file.
+// Group commit: documents are written in one transaction (each still
+// whole) up to a batch, so that a folder of small files does not pay one
+// fsync, and one rewrite of the same B-tree pages, per file. The writer
+// waits up to maxBatchWait for a batch to fill while the workers are still
+// preparing: it would idle otherwise, and a batch of two or three
+// documents, which is what is ready at any one time, costs nearly as much
+// to commit as a full one.
 const (
 	maxBatchDocs   = 32
 	maxBatchChunks = 4000
+	maxBatchWait   = 50 * time.Millisecond
 )
 
-// ingestAll prepares the files in workers (read, parse, chunk, embed) and
-// writes them from this goroutine in group commits; done is called once
-// per file, in completion order, from this goroutine.
+// ingestAll prepares the files in workers (read, parse, chunk, analyse,
+// embed) and writes them from this goroutine in group commits; done is
+// called once per file, in completion order, from this goroutine.
 func (s *Store) ingestAll(ctx context.Context, b Base, files []string, opt IngestOptions, pages func(string, int, int), done func(int, FileReport)) error {
 	ctx, stop := context.WithCancelCause(ctx)
 	defer stop(nil)
@@ -178,7 +183,9 @@ func (s *Store) ingestAll(ctx context.Context, b Base, files []string, opt Inges
 		workers = min(4, runtime.GOMAXPROCS(0))
 	}
 	jobs := make(chan int)
-	ready := make(chan *prepared, workers)
+	// Room for a batch: the workers go on preparing while the writer
+	// commits the one before.
+	ready := make(chan *prepared, maxBatchDocs)
 	var wg sync.WaitGroup
 	for range workers {
 		wg.Add(1)
@@ -202,8 +209,10 @@ func (s *Store) ingestAll(ctx context.Context, b Base, files []string, opt Inges
 		}
 	}()
 	go func() { wg.Wait(); close(ready) }()
+	wait := time.NewTimer(maxBatchWait)
+	defer wait.Stop()
 	for p := range ready {
-		batch := gather(p, ready)
+		batch := gather(ctx, p, ready, wait, maxBatchWait)
 		s.commit(ctx, b, batch)
 		for _, p := range batch {
 			if p.down != nil {
@@ -215,11 +224,14 @@ func (s *Store) ingestAll(ctx context.Context, b Base, files []string, opt Inges
 	return context.Cause(ctx)
 }
 
-// gather takes first and whatever else is ready now, up to a batch.
-func gather(first *prepared, ready <-chan *prepared) []*prepared {
+// gather takes first and the documents that follow it, up to a batch: it
+// waits for them until wait fires (reset here to d), the workers are done,
+// ctx is cancelled, or a document stops the ingestion.
+func gather(ctx context.Context, first *prepared, ready <-chan *prepared, wait *time.Timer, d time.Duration) []*prepared {
 	batch := []*prepared{first}
 	chunks := len(first.chunks)
-	for len(batch) < maxBatchDocs && chunks < maxBatchChunks {
+	wait.Reset(d)
+	for len(batch) < maxBatchDocs && chunks < maxBatchChunks && first.down == nil {
 		select {
 		case p, ok := <-ready:
 			if !ok {
@@ -227,7 +239,12 @@ func gather(first *prepared, ready <-chan *prepared) []*prepared {
 			}
 			batch = append(batch, p)
 			chunks += len(p.chunks)
-		default:
+			if p.down != nil {
+				return batch
+			}
+		case <-wait.C:
+			return batch
+		case <-ctx.Done():
 			return batch
 		}
 	}
@@ -288,6 +305,9 @@ func (s *Store) prepareDoc(ctx context.Context, b Base, p *prepared, d storedDoc
 	if kinds := maskChunks(p.chunks); len(kinds) > 0 {
 		p.fr.Warnings = append(p.fr.Warnings, "secrets masked before storing: "+strings.Join(kinds, ", "))
 	}
+	// Analysed here, on the worker, not in the writer's transaction.
+	p.title = indexText(b, d.language, d.doc.Title)
+	p.rows = analyseChunks(b, d.language, p.title, p.chunks)
 	if b.EmbedModel != "" {
 		ectx := ctx
 		if d.classified != "" {
@@ -334,6 +354,9 @@ type prepared struct {
 	doc    storedDoc
 	chunks []chunk.Chunk
 	vecs   [][]float32
+	// title and rows are the analysed title and chunks (analyseChunks).
+	title string
+	rows  []chunkRow
 }
 
 func (p *prepared) fail(err error) *prepared {

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"strconv"
 	"strings"
 
 	"github.com/moteur/moteur/kb/analyze"
@@ -88,20 +89,37 @@ func (s *Store) commit(ctx context.Context, b Base, batch []*prepared) {
 }
 
 // writeBatch stores the documents in one transaction, each replacing the
-// previous version of its path.
+// previous version of its path. Their chunks were analysed by the workers
+// (prepared.rows); the statements are prepared once for the batch.
 func (s *Store) writeBatch(ctx context.Context, b Base, batch []*prepared) error {
 	now := s.now().UTC().UnixNano()
 	ids := make([]string, len(batch))
 	replaced := make([]bool, len(batch))
+	// The statements run without ctx's cancellation: given a context that
+	// can be cancelled, the driver starts a goroutine per statement to
+	// interrupt it, a fifth of an ingestion's allocations. A cancellation
+	// still stops the batch: the transaction (begun with ctx) is rolled
+	// back, and ctx is checked before each document.
+	ectx := context.WithoutCancel(ctx)
 	err := s.write(ctx, func(tx *sql.Tx) error {
+		st := &chunkStmts{tx: tx, b: b}
+		defer st.close()
 		for i, p := range batch {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
 			ids[i] = "d-" + s.newID()
+			title, rows := p.title, p.rows
+			if rows == nil { // not prepared by prepareDoc
+				title = indexText(b, p.doc.language, p.doc.doc.Title)
+				rows = analyseChunks(b, p.doc.language, title, p.chunks)
+			}
 			var err error
-			if replaced[i], err = writeDocument(ctx, tx, b, ids[i], p.doc, p.chunks, p.vecs, now); err != nil {
+			if replaced[i], err = writeDocument(ectx, st, ids[i], p.doc, title, p.chunks, rows, p.vecs, now); err != nil {
 				return err
 			}
 		}
-		return bump(ctx, tx, b, now)
+		return bump(ectx, tx, b, now)
 	})
 	if err != nil {
 		return err
@@ -115,16 +133,21 @@ func (s *Store) writeBatch(ctx context.Context, b Base, batch []*prepared) error
 	return nil
 }
 
-// writeDocument stores one document and its chunks within tx.
-func writeDocument(ctx context.Context, tx *sql.Tx, b Base, id string, d storedDoc, chunks []chunk.Chunk, vecs [][]float32, now int64) (replaced bool, err error) {
-	if replaced, err = deleteDocument(ctx, tx, b, `path = ?`, d.path); err != nil {
+// writeDocument stores one document and its chunks (with their rows, and
+// title as the keyword index reads it) within st's transaction.
+func writeDocument(ctx context.Context, st *chunkStmts, id string, d storedDoc, title string, chunks []chunk.Chunk, rows []chunkRow, vecs [][]float32, now int64) (replaced bool, err error) {
+	b := st.b
+	if replaced, err = deleteDocument(ctx, st.tx, b, `path = ?`, d.path); err != nil {
 		return false, err
 	}
 	warnings, _ := json.Marshal(d.doc.Warnings)
 	meta, _ := json.Marshal(storedMeta(d.doc.Meta))
-	res, err := tx.ExecContext(ctx, `INSERT INTO kb_documents (id, kb, path, title, format, sha256, size, chunks,
-		warnings, meta, classified, language, ingested_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		id, b.rowid, d.path, d.doc.Title, d.doc.Format, d.hash, d.size, len(chunks), string(warnings), string(meta),
+	ins, err := st.prepare(ctx, &st.doc, `INSERT INTO kb_documents (id, kb, path, title, format, sha256, size, chunks,
+		warnings, meta, classified, language, ingested_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+	if err != nil {
+		return false, err
+	}
+	res, err := ins.ExecContext(ctx, id, b.rowid, d.path, d.doc.Title, d.doc.Format, d.hash, d.size, len(chunks), string(warnings), string(meta),
 		d.classified, string(d.language), now)
 	if err != nil {
 		return false, err
@@ -133,41 +156,74 @@ func writeDocument(ctx context.Context, tx *sql.Tx, b Base, id string, d storedD
 	if err != nil {
 		return false, err
 	}
-	return replaced, insertChunks(ctx, tx, b, doc, id, d.language, indexText(b, d.language, d.doc.Title), chunks, vecs)
+	return replaced, writeChunks(ctx, st, doc, id, title, chunks, rows, vecs)
 }
 
+// chunkStmts are the insert statements of one write transaction, prepared
+// on first use and closed with it: a batch of documents prepares each
+// once, not once per document.
+type chunkStmts struct {
+	tx                *sql.Tx
+	b                 Base
+	doc, chunk, index *sql.Stmt
+}
+
+func (st *chunkStmts) prepare(ctx context.Context, at **sql.Stmt, query string) (*sql.Stmt, error) {
+	if *at == nil {
+		stmt, err := st.tx.PrepareContext(ctx, query)
+		if err != nil {
+			return nil, err
+		}
+		*at = stmt
+	}
+	return *at, nil
+}
+
+func (st *chunkStmts) close() {
+	for _, s := range []*sql.Stmt{st.doc, st.chunk, st.index} {
+		if s != nil {
+			s.Close()
+		}
+	}
+}
+
+// insertChunks analyses and stores the chunks of document doc within tx;
+// title is the document's title as the keyword index reads it.
 func insertChunks(ctx context.Context, tx *sql.Tx, b Base, doc int64, docID string, lang analyze.Language, title string, chunks []chunk.Chunk, vecs [][]float32) error {
-	ins, err := tx.PrepareContext(ctx, `INSERT INTO kb_chunks (id, kb, doc, idx, kind, headings, text, start, terms, embedding, page)
+	rows := analyseChunks(b, lang, title, chunks)
+	st := &chunkStmts{tx: tx, b: b}
+	defer st.close()
+	return writeChunks(ctx, st, doc, docID, title, chunks, rows, vecs)
+}
+
+// writeChunks stores the chunks of document doc and their keyword index
+// entries from their analysed rows.
+func writeChunks(ctx context.Context, st *chunkStmts, doc int64, docID, title string, chunks []chunk.Chunk, rows []chunkRow, vecs [][]float32) error {
+	b := st.b
+	ins, err := st.prepare(ctx, &st.chunk, `INSERT INTO kb_chunks (id, kb, doc, idx, kind, headings, text, start, terms, embedding, page)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
 	if err != nil {
 		return err
 	}
-	defer ins.Close()
 	// The keyword index: a raw base's FTS5 table, a Moteur base's kb_terms.
-	index := `INSERT INTO kb_terms (kb, chunk, tf) VALUES (?, ?, ?)`
-	if b.Analyzer == AnalyzerRaw {
-		index = `INSERT INTO ` + ftsTable(b.rowid) + ` (rowid, title, headings, body) VALUES (?, ?, ?, ?)`
-	}
 	var idx *sql.Stmt
 	if b.Keyword {
-		if idx, err = tx.PrepareContext(ctx, index); err != nil {
+		index := `INSERT INTO kb_terms (kb, chunk, tf) VALUES (?, ?, ?)`
+		if b.Analyzer == AnalyzerRaw {
+			index = `INSERT INTO ` + ftsTable(b.rowid) + ` (rowid, title, headings, body) VALUES (?, ?, ?, ?)`
+		}
+		if idx, err = st.prepare(ctx, &st.index, index); err != nil {
 			return err
 		}
-		defer idx.Close()
 	}
-	var enc termEncoder
-	var titleTerms []string
-	if b.Analyzer != AnalyzerRaw {
-		titleTerms = strings.Fields(title) // indexText's terms, split back
-	}
+	prefix := docID + "-"
 	for i, c := range chunks {
 		var blob []byte
 		if vecs != nil {
 			blob = encodeVector(vecs[i])
 		}
-		heads := headingPath(c.Headings)
-		terms := analyze.Join(analyze.QueryTerms(c.Text, analyze.Options{}))
-		res, err := ins.ExecContext(ctx, fmt.Sprintf("%s-%d", docID, c.Index), b.rowid, doc, c.Index, c.Kind, heads, c.Text, c.Start, terms, blob, c.Page)
+		r := &rows[i]
+		res, err := ins.ExecContext(ctx, prefix+strconv.Itoa(c.Index), b.rowid, doc, c.Index, c.Kind, r.heads, c.Text, c.Start, r.terms, blob, c.Page)
 		if err != nil {
 			return err
 		}
@@ -178,18 +234,17 @@ func insertChunks(ctx context.Context, tx *sql.Tx, b Base, doc int64, docID stri
 		switch {
 		case !b.Keyword:
 		case b.Analyzer == AnalyzerRaw:
-			if _, err := idx.ExecContext(ctx, row, title, heads, c.Text); err != nil {
+			if _, err := idx.ExecContext(ctx, row, title, r.heads, c.Text); err != nil {
 				return err
 			}
 		default:
-			ct := chunkTerms{titleTerms, indexTerms(b, lang, heads), indexTerms(b, lang, c.Text)}
-			if _, err := idx.ExecContext(ctx, b.rowid, row, enc.encode(ct)); err != nil {
+			if _, err := idx.ExecContext(ctx, b.rowid, row, r.index); err != nil {
 				return err
 			}
 		}
 	}
-	if vecs != nil && len(vecs) > 0 && b.EmbedDims == 0 {
-		_, err := tx.ExecContext(ctx, `UPDATE kbs SET embed_dims = ? WHERE rowid = ? AND embed_dims = 0`, len(vecs[0]), b.rowid)
+	if len(vecs) > 0 && b.EmbedDims == 0 {
+		_, err := st.tx.ExecContext(ctx, `UPDATE kbs SET embed_dims = ? WHERE rowid = ? AND embed_dims = 0`, len(vecs[0]), b.rowid)
 		return err
 	}
 	return nil

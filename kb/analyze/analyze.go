@@ -98,13 +98,18 @@ type analyzer struct {
 	start  int    // start of the open part, when inWord
 	inWord bool   // the last rune read was a word rune
 	joiner byte   // joiner read after the last part and not yet followed by a word rune
+
+	// twin, when set, receives the terms of its own analysis of the same
+	// words (TermsAndQueryTerms), word holding the copy it stems.
+	twin *analyzer
+	word []byte
 }
 
 var pool = sync.Pool{New: func() any { return new(analyzer) }}
 
 func getAnalyzer(opt Options, filter bool) *analyzer {
 	a := pool.Get().(*analyzer)
-	a.raw = opt.Raw
+	a.raw, a.twin = opt.Raw, nil
 	a.snowball, a.stemmer, a.stems = opt.Snowball, nil, nil
 	if opt.Snowball {
 		a.stemmer, a.stems = snowballStemmers[opt.Language], stemCaches[opt.Language]

@@ -3,6 +3,8 @@ package analyze
 import (
 	"strings"
 	"testing"
+
+	"github.com/abadojack/whatlanggo"
 )
 
 // benchText is about 64 KiB of the prose a knowledge base holds, two thirds
@@ -59,4 +61,24 @@ func BenchmarkDetect(b *testing.B) {
 	for b.Loop() {
 		Detect(benchText)
 	}
+}
+
+// BenchmarkDetectInfo measures language detection of a KiB of benchText by
+// the inverted profiles (trigrams.go) beside the detector's own computation.
+func BenchmarkDetectInfo(b *testing.B) {
+	text := benchText[:DetectPrefix]
+	b.Run("inverted", func(b *testing.B) {
+		b.SetBytes(int64(len(text)))
+		b.ReportAllocs()
+		for b.Loop() {
+			detectInfo(text, whatlanggo.Options{})
+		}
+	})
+	b.Run("whatlanggo", func(b *testing.B) {
+		b.SetBytes(int64(len(text)))
+		b.ReportAllocs()
+		for b.Loop() {
+			whatlanggo.DetectWithOptions(text, whatlanggo.Options{})
+		}
+	})
 }

@@ -80,12 +80,16 @@ func (a *analyzer) flush() {
 }
 
 // emitCompound emits the chunk as one term unless it is made only of
-// insignificant parts ("est-ce", "e.g"), which would be noise.
+// insignificant parts ("est-ce", "e.g"), which would be noise. The twin,
+// which filters too, emits the same.
 func (a *analyzer) emitCompound() {
 	if a.filter && !a.anySignificantPart() {
 		return
 	}
 	a.emit(a.chunk)
+	if a.twin != nil {
+		a.twin.emit(a.chunk)
+	}
 }
 
 func (a *analyzer) anySignificantPart() bool {
@@ -98,23 +102,37 @@ func (a *analyzer) anySignificantPart() bool {
 	return false
 }
 
-// emitWord emits the term of one folded word, if it has one. It may stem w
-// in place.
+// emitWord emits the term of one folded word, if it has one, and the
+// twin's term of it. It may stem w in place.
 func (a *analyzer) emitWord(w []byte) {
+	if t := a.twin; t != nil {
+		t.words++
+		t.word = append(t.word[:0], w...) // its stemmer may change it in place
+		if term, ok := t.wordTerm(t.word); ok {
+			t.emit(term)
+		}
+	}
 	a.words++
+	if term, ok := a.wordTerm(w); ok {
+		a.emit(term)
+	}
+}
+
+// wordTerm is the term of one folded word, if it has one. It may stem w
+// in place.
+func (a *analyzer) wordTerm(w []byte) ([]byte, bool) {
 	if !a.filter {
-		a.emit(w)
-		return
+		return w, true
 	}
 	if loneLetter(w) || isStopWord(w) {
-		return
+		return nil, false
 	}
 	switch {
 	case a.snowball:
 		if a.stemmer != nil && snowballStemmable(w) {
 			w = a.snowballStem(w)
 			if isStopWord(w) {
-				return
+				return nil, false
 			}
 		} else if a.stemmer == nil && stemmable(w) {
 			// A language without a Snowball stemmer, or an unknown one:
@@ -124,16 +142,16 @@ func (a *analyzer) emitWord(w []byte) {
 			// on the fourth.
 			w = stem(w)
 			if isStopWord(w) {
-				return
+				return nil, false
 			}
 		}
 	case stemmable(w):
 		w = stem(w)
 		if isStopWord(w) {
-			return
+			return nil, false
 		}
 	}
-	a.emit(w)
+	return w, true
 }
 
 // loneLetter reports whether w is a single cased letter: in Latin, Greek or

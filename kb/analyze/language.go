@@ -101,7 +101,7 @@ func detect(text string, opt whatlanggo.Options, minLetters int) Language {
 	if countLetters(text) < minLetters {
 		return ""
 	}
-	info := whatlanggo.DetectWithOptions(text, opt)
+	info := detectInfo(text, opt)
 	if info.Lang < 0 || info.Confidence < minConfidence {
 		return ""
 	}
