@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"strings"
+	"sync"
 
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/ast"
@@ -16,9 +17,11 @@ import (
 
 // mdParser is shared: goldmark parsers keep per-call state in the parse
 // context, so one instance serves concurrent calls.
-var mdParser gparser.Parser = goldmark.New(
-	goldmark.WithExtensions(extension.Table, extension.Strikethrough),
-).Parser()
+// It is built on first use: a process that parses no Markdown (moteur
+// version) does not pay for it at start.
+var mdParser = sync.OnceValue(func() gparser.Parser {
+	return goldmark.New(goldmark.WithExtensions(extension.Table, extension.Strikethrough)).Parser()
+})
 
 // maxNesting bounds the recursion over nested block quotes and lists;
 // deeper content is flattened to plain text so hostile input cannot
@@ -190,7 +193,7 @@ func flatPrefix(prefix string) string {
 // parseMarkdown also serves HTML, which is converted to Markdown first.
 func parseMarkdown(text string) Document {
 	w := mdWalker{src: []byte(text)}
-	root := mdParser.Parse(gtext.NewReader(w.src))
+	root := mdParser().Parse(gtext.NewReader(w.src))
 	w.blocks(root, 0)
 	return w.b.document()
 }
