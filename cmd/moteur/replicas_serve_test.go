@@ -115,16 +115,7 @@ func untilSeq(t *testing.T, evs <-chan event.Event, from, seq uint64) []event.Ev
 // replicaKey makes an API key on the database url.
 func replicaKey(t *testing.T, url string) string {
 	t.Helper()
-	keys, err := apikey.Open(t.Context(), apikey.Config{URL: url})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer keys.Close()
-	secret, _, err := keys.Create(t.Context(), "replicas", apikey.Scope{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return secret
+	return newAPIKey(t, apikey.Config{URL: url})
 }
 
 // Two moteur serve replicas on one PostgreSQL database: a turn started on

@@ -18,7 +18,13 @@ import (
 // serveKey makes an API key in the data directory home.
 func serveKey(t *testing.T, home string) string {
 	t.Helper()
-	keys, err := apikey.Open(t.Context(), apikey.Config{Path: session.DefaultPath(home)})
+	return newAPIKey(t, apikey.Config{Path: session.DefaultPath(home)})
+}
+
+// newAPIKey makes an API key in the database of cfg and returns its secret.
+func newAPIKey(t *testing.T, cfg apikey.Config) string {
+	t.Helper()
+	keys, err := apikey.Open(t.Context(), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
