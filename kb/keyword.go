@@ -60,8 +60,8 @@ func (ix *keywordIndex) dropCommon(terms []string) []string {
 // memory index with top-k pruning (topk.go); a raw base's by SQLite itself
 // on its FTS5 table, whose default tokenizer removes diacritics, which the
 // raw analysis does not. warn, when not empty, tells the user why the
-// search took a slower path (too many terms to prune) or found nothing
-// (only stop words).
+// search took a slower path (too many terms to prune, or a query of stop
+// words only, answered by phraseScan).
 func (s *Store) keyword(ctx context.Context, b Base, query string, k int, threshold float64) (out []scored, warn string, err error) {
 	if !b.Keyword {
 		return nil, "", nil
@@ -89,7 +89,10 @@ func (s *Store) keyword(ctx context.Context, b Base, query string, k int, thresh
 		}
 		out = ix.top(terms, k)
 		if len(out) == 0 && stopWordsOnly(b, query) {
-			warn = stopWordsWarning
+			if out, err = s.phraseScan(ctx, b, query, k); err != nil {
+				return nil, "", err
+			}
+			warn = phraseScanWarning
 		}
 	}
 	if len(out) == 0 || out[0].raw <= 0 {
@@ -105,9 +108,6 @@ func (s *Store) keyword(ctx context.Context, b Base, query string, k int, thresh
 	}
 	return kept, warn, nil
 }
-
-// stopWordsWarning explains the empty answer to a query of stop words.
-const stopWordsWarning = "every word of the query is a stop word (or too short), which the keyword index leaves out: no passage can match; add a word that says what to look for"
 
 // stopWordsOnly reports whether the analysis of analysed base b leaves
 // nothing of query: its terms are then the fallback of analyze.QueryTerms
