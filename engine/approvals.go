@@ -37,6 +37,12 @@ type approvalBackend interface {
 	shared() bool
 }
 
+// endedNotifier is an approval backend that tells when a request ends in
+// another process: ended's channel is closed then (nil: it cannot tell).
+type endedNotifier interface {
+	ended(id string) (ch <-chan struct{}, stop func())
+}
+
 // approvals is where the Engine's permission requests wait for their
 // answers. wake signals a waiting turn of this Engine at once when
 // Respond answered it.
@@ -99,11 +105,21 @@ func (a *approvals) wait(ctx context.Context, id string, timeout time.Duration) 
 		defer t.Stop()
 		poll = t.C
 	}
+	// An answer given in another process wakes the wait at once when the
+	// store tells (endedNotifier); the poll remains for what it misses.
+	var ended <-chan struct{}
+	if n, ok := a.backend.(endedNotifier); ok {
+		var stop func()
+		ended, stop = n.ended(id)
+		defer stop()
+	}
 	by := ""
 wait:
 	for {
 		select {
 		case <-wake:
+		case <-ended:
+			ended = nil // closed: once is enough
 		case <-poll:
 		case <-timer.C:
 			by = "timeout"

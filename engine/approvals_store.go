@@ -77,3 +77,21 @@ func replyOf(a storage.Approval) (Reply, bool, error) {
 	}
 	return Reply{Allow: a.Answer.Allow, Remember: a.Answer.Remember, Network: a.Answer.Network, Reason: a.Answer.Reason}, true, nil
 }
+
+// approvalEndNotifier is implemented by stores that tell when a request
+// ends in any process (session.Postgres, through LISTEN/NOTIFY): a wait
+// then wakes at once rather than at its next poll.
+type approvalEndNotifier interface {
+	ApprovalEnded(id string) (ended <-chan struct{}, stop func(), ok bool)
+}
+
+// ended is the channel closed when request id ends, when the store tells;
+// nil otherwise (the wait polls).
+func (b storeApprovals) ended(id string) (<-chan struct{}, func()) {
+	if n, ok := b.st.(approvalEndNotifier); ok {
+		if ch, stop, ok := n.ApprovalEnded(id); ok {
+			return ch, stop
+		}
+	}
+	return nil, func() {}
+}

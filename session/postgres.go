@@ -85,6 +85,8 @@ type Postgres struct {
 	mu     sync.Mutex
 	leases map[string]*pgLease // by session: held by this Store, released by Close
 	closed bool
+
+	ends approvalEnds // the waiters of ApprovalEnded (postgres_wake.go)
 }
 
 var _ Store = (*Postgres)(nil)
@@ -161,6 +163,7 @@ func (s *Postgres) Close() error {
 	for _, l := range held {
 		errs = append(errs, l.Release())
 	}
+	s.ends.stop()
 	s.pool.Close()
 	if err := errors.Join(errs...); err != nil {
 		return fmt.Errorf("close session database %s: %w", s.name, err)

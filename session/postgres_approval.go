@@ -108,6 +108,10 @@ func (s *Postgres) endApproval(ctx context.Context, what, id string, end func(Ap
 		// that was not stored.
 		return Approval{}, s.dbErr(what, err)
 	}
+	// Delivered at the commit, to every process listening (ApprovalEnded).
+	if _, err := tx.Exec(ctx, `SELECT pg_notify($1, $2)`, s.approvalChannel(), id); err != nil {
+		return Approval{}, s.dbErr(what, err)
+	}
 	if err := tx.Commit(ctx); err != nil {
 		return Approval{}, s.commitErr(what, err)
 	}

@@ -44,13 +44,13 @@ const stopRetry = time.Second
 // kept it from listening. A connection lost later is listened on again
 // after stopRetry (stops sent meanwhile are lost).
 func (s *Postgres) ListenStops(ctx context.Context, stop func(sessionID string)) error {
-	conn, err := s.listen(ctx)
+	conn, err := s.listenOn(ctx, s.stopChannel())
 	if err != nil {
 		return s.dbErr("listen for stops", err)
 	}
 	go func() {
 		for {
-			_ = s.relayStops(ctx, conn, stop) // lost, or ctx ended
+			_ = s.relayNotifications(ctx, conn, stop) // lost, or ctx ended
 			for conn = nil; conn == nil; {
 				t := time.NewTimer(stopRetry)
 				select {
@@ -59,31 +59,32 @@ func (s *Postgres) ListenStops(ctx context.Context, stop func(sessionID string))
 					return
 				case <-t.C:
 				}
-				conn, _ = s.listen(ctx)
+				conn, _ = s.listenOn(ctx, s.stopChannel())
 			}
 		}
 	}()
 	return nil
 }
 
-// listen takes a connection out of the pool and listens on it: returned
-// to the pool, it would pass its LISTEN on to whoever used it next.
-func (s *Postgres) listen(ctx context.Context) (*pgx.Conn, error) {
+// listenOn takes a connection out of the pool and listens on channel:
+// returned to the pool, it would pass its LISTEN on to whoever used it
+// next.
+func (s *Postgres) listenOn(ctx context.Context, channel string) (*pgx.Conn, error) {
 	pc, err := s.pool.Acquire(ctx)
 	if err != nil {
 		return nil, err
 	}
 	conn := pc.Hijack()
-	if _, err := conn.Exec(ctx, "LISTEN "+pgx.Identifier{s.stopChannel()}.Sanitize()); err != nil {
+	if _, err := conn.Exec(ctx, "LISTEN "+pgx.Identifier{channel}.Sanitize()); err != nil {
 		conn.Close(context.Background())
 		return nil, err
 	}
 	return conn, nil
 }
 
-// relayStops calls stop for each notification on conn until it fails or
-// ctx ends, then closes it.
-func (s *Postgres) relayStops(ctx context.Context, conn *pgx.Conn, stop func(string)) error {
+// relayNotifications calls fn with the payload of each notification on
+// conn until it fails or ctx ends, then closes it.
+func (s *Postgres) relayNotifications(ctx context.Context, conn *pgx.Conn, fn func(string)) error {
 	defer conn.Close(context.Background())
 	for {
 		n, err := conn.WaitForNotification(ctx)
@@ -91,8 +92,8 @@ func (s *Postgres) relayStops(ctx context.Context, conn *pgx.Conn, stop func(str
 			if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 				return nil
 			}
-			return fmt.Errorf("listen for stops: %w", err)
+			return fmt.Errorf("listen on %s: %w", conn.Config().Database, err)
 		}
-		stop(n.Payload)
+		fn(n.Payload)
 	}
 }
