@@ -100,3 +100,43 @@ func TestApprovalEndedAcrossStores(t *testing.T) {
 	default:
 	}
 }
+
+// An append through another Store wakes the waits of its session whose
+// seen() is before the seq appended, and only those.
+func TestSessionAppendedAcrossStores(t *testing.T) {
+	url := pgtest.Database(t)
+	open := func() *Postgres {
+		t.Helper()
+		s, err := OpenPostgres(t.Context(), PostgresConfig{URL: url})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { s.Close() })
+		return s
+	}
+	follower, writer := open(), open()
+	behind, stopBehind, ok := follower.SessionAppended("s-run", func() uint64 { return 0 })
+	if !ok {
+		t.Fatal("the follower cannot listen")
+	}
+	defer stopBehind()
+	upToDate, stopUpToDate, _ := follower.SessionAppended("s-run", func() uint64 { return 1 })
+	defer stopUpToDate()
+	other, stopOther, _ := follower.SessionAppended("s-other", func() uint64 { return 0 })
+	defer stopOther()
+	if err := writer.Append(t.Context(), turnEvent("s-run", 1)); err != nil {
+		t.Fatal(err)
+	}
+	<-behind // seq 1 is past 0: told (a hang is the failure)
+	select {
+	case <-upToDate:
+		t.Error("a wait that had seq 1 already was woken by its append")
+	case <-other:
+		t.Error("another session's wait was woken")
+	default:
+	}
+	if err := writer.Append(t.Context(), turnEvent("s-run", 2)); err != nil {
+		t.Fatal(err)
+	}
+	<-upToDate // seq 2 is past 1
+}
