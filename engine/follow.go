@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/moteur/moteur/event"
@@ -63,7 +62,6 @@ func (e *Engine) SubscribeSession(ctx context.Context, sessionID string, afterSe
 	e.followers.add(sessionID, f)
 	out := make(chan event.Event)
 	r := &followRun{e: e, id: sessionID, f: f, out: out, last: afterSeq}
-	r.seen.Store(afterSeq)
 	go r.run(ctx)
 	return out, nil
 }
@@ -172,25 +170,11 @@ type followRun struct {
 	f    *follower
 	out  chan<- event.Event
 	last uint64 // seq of the last event sent
-	// seen mirrors last for the store's notifier, which reads it from
-	// another goroutine (appendedWait).
-	seen atomic.Uint64
 }
 
 func (r *followRun) run(ctx context.Context) {
 	defer close(r.out)
 	defer r.e.followers.remove(r.id, r.f)
-	// Another process's appends wake the follower at once when the store
-	// tells (appendNotifier), armed before each read of the store so that
-	// none is missed; the poll remains for what a notification misses.
-	var appended <-chan struct{}
-	stopAppended := func() {}
-	arm := func() {
-		stopAppended()
-		appended, stopAppended = r.appendedWait()
-	}
-	defer func() { stopAppended() }()
-	arm()
 	if !r.backfill(ctx) {
 		return
 	}
@@ -222,35 +206,12 @@ func (r *followRun) run(ctx context.Context) {
 			if !r.recover(ctx) {
 				return
 			}
-		case <-appended:
-			arm()
-			if !r.backfill(ctx) {
-				return
-			}
 		case <-poll:
 			if !r.backfill(ctx) {
 				return
 			}
 		}
 	}
-}
-
-// appendNotifier is implemented by stores that tell when a session's
-// events are appended in any process (session.Postgres, through
-// LISTEN/NOTIFY).
-type appendNotifier interface {
-	SessionAppended(id string, seen func() uint64) (appended <-chan struct{}, stop func(), ok bool)
-}
-
-// appendedWait is the channel closed at the session's next append, when
-// the store tells; nil otherwise.
-func (r *followRun) appendedWait() (<-chan struct{}, func()) {
-	if n, ok := r.e.deps.Store.(appendNotifier); ok {
-		if ch, stop, ok := n.SessionAppended(r.id, r.seen.Load); ok {
-			return ch, stop
-		}
-	}
-	return nil, func() {}
 }
 
 // take sends a live event: a persisted one that follows the last sent
@@ -327,7 +288,6 @@ func (r *followRun) send(ctx context.Context, ev event.Event) bool {
 	case r.out <- ev:
 		if !ev.Ephemeral {
 			r.last = ev.Seq
-			r.seen.Store(ev.Seq)
 		}
 		return true
 	case <-ctx.Done():

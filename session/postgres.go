@@ -86,8 +86,7 @@ type Postgres struct {
 	leases map[string]*pgLease // by session: held by this Store, released by Close
 	closed bool
 
-	// The waiters of ApprovalEnded and SessionAppended (postgres_wake.go).
-	ends, appends notifyWaiters
+	ends approvalEnds // the waiters of ApprovalEnded (postgres_wake.go)
 }
 
 var _ Store = (*Postgres)(nil)
@@ -165,7 +164,6 @@ func (s *Postgres) Close() error {
 		errs = append(errs, l.Release())
 	}
 	s.ends.stop()
-	s.appends.stop()
 	s.pool.Close()
 	if err := errors.Join(errs...); err != nil {
 		return fmt.Errorf("close session database %s: %w", s.name, err)

@@ -98,9 +98,6 @@ func (s *Postgres) appendTx(ctx context.Context, b batch) error {
 		queueInsertSession(writes, id, sum, sum.Agent, "", 0)
 	}
 	queueInsertEvents(writes, id, b.events, b.data, b.heads)
-	// Delivered at the commit to the followers of other processes
-	// (SessionAppended).
-	writes.Queue(`SELECT pg_notify($1, $2)`, s.eventsChannel(), fmt.Sprintf("%s %d", id, sum.LastSeq))
 	if err := tx.SendBatch(ctx, writes).Close(); err != nil {
 		if !exists && pgCode(err) == pgUniqueViolation {
 			return errCreateRace
