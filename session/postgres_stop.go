@@ -48,22 +48,27 @@ func (s *Postgres) ListenStops(ctx context.Context, stop func(sessionID string))
 	if err != nil {
 		return s.dbErr("listen for stops", err)
 	}
-	go func() {
-		for {
-			_ = s.relayNotifications(ctx, conn, stop) // lost, or ctx ended
-			for conn = nil; conn == nil; {
-				t := time.NewTimer(stopRetry)
-				select {
-				case <-ctx.Done():
-					t.Stop()
-					return
-				case <-t.C:
-				}
-				conn, _ = s.listenOn(ctx, s.stopChannel())
-			}
-		}
-	}()
+	go s.relayForever(ctx, s.stopChannel(), conn, stop)
 	return nil
+}
+
+// relayForever calls fn with the payload of each notification on channel,
+// starting with conn, until ctx ends; a lost connection is listened on
+// again after stopRetry (what is notified meanwhile is lost).
+func (s *Postgres) relayForever(ctx context.Context, channel string, conn *pgx.Conn, fn func(string)) {
+	for {
+		_ = s.relayNotifications(ctx, conn, fn) // lost, or ctx ended
+		for conn = nil; conn == nil; {
+			t := time.NewTimer(stopRetry)
+			select {
+			case <-ctx.Done():
+				t.Stop()
+				return
+			case <-t.C:
+			}
+			conn, _ = s.listenOn(ctx, channel)
+		}
+	}
 }
 
 // listenOn takes a connection out of the pool and listens on channel:

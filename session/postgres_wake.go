@@ -4,8 +4,6 @@ import (
 	"context"
 	"sync"
 	"time"
-
-	"github.com/jackc/pgx/v5"
 )
 
 // The end of a permission request (an answer, a withdrawal) is notified by
@@ -80,26 +78,8 @@ func (e *approvalEnds) listen(s *Postgres) bool {
 		return false
 	}
 	e.waiters, e.listening, e.cancel = map[string]map[chan struct{}]struct{}{}, true, cancel
-	go e.relay(ctx, s, conn)
+	go s.relayForever(ctx, s.approvalChannel(), conn, e.wake)
 	return true
-}
-
-// relay wakes the waiters of each notified id until ctx ends, listening
-// again after a lost connection.
-func (e *approvalEnds) relay(ctx context.Context, s *Postgres, conn *pgx.Conn) {
-	for {
-		_ = s.relayNotifications(ctx, conn, e.wake)
-		for conn = nil; conn == nil; {
-			t := time.NewTimer(stopRetry)
-			select {
-			case <-ctx.Done():
-				t.Stop()
-				return
-			case <-t.C:
-			}
-			conn, _ = s.listenOn(ctx, s.approvalChannel())
-		}
-	}
 }
 
 // wake closes the channels waiting for id.

@@ -17,8 +17,8 @@ type Proxy struct {
 	Addr   string
 	target string
 
-	mu    sync.Mutex
-	ln    net.Listener
+	mu       sync.Mutex
+	ln       net.Listener
 	conns    map[net.Conn]struct{}
 	accepted int
 }
