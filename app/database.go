@@ -10,6 +10,7 @@ import (
 	"github.com/moteur/moteur/agentstore"
 	"github.com/moteur/moteur/apikey"
 	"github.com/moteur/moteur/config"
+	"github.com/moteur/moteur/i18n"
 	"github.com/moteur/moteur/session"
 	"github.com/moteur/moteur/websnap"
 )
@@ -66,12 +67,12 @@ func (d Database) file() string {
 func (d Database) KBPath() string { return d.file() }
 
 // KBNotice is what a user of PostgreSQL should know of the knowledge
-// bases, "" on SQLite.
-func (d Database) KBNotice() string {
+// bases, in language l; "" on SQLite.
+func (d Database) KBNotice(l i18n.Lang) string {
 	if !d.Postgres() {
 		return ""
 	}
-	return fmt.Sprintf("knowledge bases stay in %s on this machine: only sessions, agents, API keys and web snapshots are on PostgreSQL (%s)",
+	return i18n.Trf(l, "knowledge bases stay in %s on this machine: only sessions, agents, API keys and web snapshots are on PostgreSQL (%s)",
 		d.KBPath(), d.Redacted())
 }
 

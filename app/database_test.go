@@ -8,6 +8,7 @@ import (
 
 	"github.com/moteur/moteur/engine"
 	"github.com/moteur/moteur/event"
+	"github.com/moteur/moteur/i18n"
 	"github.com/moteur/moteur/internal/pgtest"
 	"github.com/moteur/moteur/provider/openai/openaitest"
 	"github.com/moteur/moteur/session"
@@ -82,7 +83,7 @@ func TestSessionOnPostgres(t *testing.T) {
 	if !strings.HasPrefix(agents.Path(), "postgres://") || strings.Contains(agents.Path(), "moteur:moteur@") {
 		t.Errorf("agents on %q, want the PostgreSQL URL without its password", agents.Path())
 	}
-	if n := db.KBNotice(); !strings.Contains(n, "knowledge bases stay in "+session.DefaultPath(e.home())) {
+	if n := db.KBNotice(i18n.EN); !strings.Contains(n, "knowledge bases stay in "+session.DefaultPath(e.home())) {
 		t.Errorf("KBNotice %q", n)
 	}
 }

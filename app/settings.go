@@ -54,7 +54,7 @@ func LoadSettings(o Options) (*Settings, error) {
 		return nil, err
 	}
 	s := &Settings{Config: cfg, Lang: resolveLang(o.Lang, cfg.Lang, o.Env), Notes: cfg.Notices, opts: o}
-	if n := s.Database().KBNotice(); n != "" {
+	if n := s.Database().KBNotice(s.Lang); n != "" {
 		s.Notes = append(s.Notes, n)
 	}
 	if len(cfg.Providers) == 0 && !o.NoModel {

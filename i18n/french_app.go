@@ -5,6 +5,7 @@ package i18n
 // know before its first turn.
 func init() {
 	addFrench(map[string]string{
+		"knowledge bases stay in %s on this machine: only sessions, agents, API keys and web snapshots are on PostgreSQL (%s)": "les bases de connaissances restent dans %s sur cette machine : seuls les sessions, agents, clés d'API et instantanés web sont sur PostgreSQL (%s)",
 		// Agents (app/agent.go, app/settings.go, app/session.go, app/mcp.go).
 		"%q: no such agent; the agents are: %s (moteur agents list)": "%q : agent inconnu ; les agents sont : %s (moteur agents list)",
 		"none": "aucun",
