@@ -194,6 +194,11 @@ func (s *Store) ingestAll(ctx context.Context, b Base, files []string, opt Inges
 			for i := range jobs {
 				p := s.prepareFile(ctx, b, files[i], opt.Limits, pages)
 				p.i = i
+				if p.down != nil {
+					// At once, not after the writer's batch: every file
+					// prepared meanwhile would wait for the same retries.
+					stop(p.down)
+				}
 				ready <- p
 			}
 		}()
