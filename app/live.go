@@ -33,7 +33,7 @@ type liveSession struct {
 	warnings []string
 }
 
-// openLiveSession opens session id of the data directory home for new
+// openLiveSession opens session id of the database db for new
 // events: it takes the lease, so that no other process writes the session
 // meanwhile, and opens its audit log — verified, all of it, against the
 // heads the store holds (see the audit log's format in event/audit.go) —
@@ -46,7 +46,8 @@ type liveSession struct {
 //
 // shared is the data directory's store when the caller keeps one open
 // (nil: the session opens its own and closes it with itself).
-func openLiveSession(ctx context.Context, env func(string) string, home, id string, shared session.Store, lang i18n.Lang) (_ *liveSession, err error) {
+func openLiveSession(ctx context.Context, env func(string) string, db Database, id string, shared session.Store, lang i18n.Lang) (_ *liveSession, err error) {
+	home := db.Home
 	// Whatever opens a session writes its audit log: it makes the key on
 	// first use, and refuses a data directory whose key is gone.
 	key, err := atRestKey(env, home, true, lang)
@@ -55,10 +56,6 @@ func openLiveSession(ctx context.Context, env func(string) string, home, id stri
 	}
 	st, ownStore := shared, false
 	if st == nil {
-		db, err := DatabaseOf(env, home)
-		if err != nil {
-			return nil, err
-		}
 		if st, err = db.OpenStore(ctx); err != nil {
 			return nil, err
 		}

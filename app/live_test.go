@@ -12,7 +12,7 @@ import (
 
 func TestLiveSessionSinksAuditFirstAndReleasesTheLease(t *testing.T) {
 	e := newTestEnv(t)
-	ls, err := openLiveSession(t.Context(), e.env, e.home(), "s-live", nil, i18n.EN)
+	ls, err := openLiveSession(t.Context(), e.env, Database{Home: e.home()}, "s-live", nil, i18n.EN)
 	if err != nil {
 		t.Fatal(err)
 	}

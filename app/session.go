@@ -193,12 +193,19 @@ func (s *Settings) Open(ctx context.Context) (_ *Session, err error) {
 // openLive opens the live session of ses.ID in the data directory of o,
 // and takes its store and its warnings.
 func (ses *Session) openLive(ctx context.Context, o Options) error {
-	// A rewind opens its session without settings.
+	// A rewind opens its session without settings: it reads the database
+	// choice itself; a session takes the one its settings read.
 	lang := Language(o)
+	var db Database
 	if ses.Settings != nil {
-		lang = ses.Settings.Lang
+		lang, db = ses.Settings.Lang, ses.Settings.Database()
+	} else {
+		var err error
+		if db, err = DatabaseOf(o.Env, o.DataDir); err != nil {
+			return err
+		}
 	}
-	ls, err := openLiveSession(ctx, o.Env, o.DataDir, ses.ID, o.Store, lang)
+	ls, err := openLiveSession(ctx, o.Env, db, ses.ID, o.Store, lang)
 	if err != nil {
 		return err
 	}
